@@ -1,0 +1,69 @@
+"""Where the store lives and what this process may do (capability profile)."""
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import platformdirs
+
+from doiget.errors import DoigetError, ErrorCode
+
+PROFILES = ("full", "offline", "read-only")
+
+
+def resolve_home(home: str | os.PathLike[str] | None = None) -> Path:
+    """The store directory: ``home`` if given, else ``$DOIGET_HOME``, else the platform data dir."""
+    if home:
+        return Path(home).expanduser()
+    env = os.environ.get("DOIGET_HOME")
+    if env:
+        return Path(env).expanduser()
+    return Path(platformdirs.user_data_dir("doiget"))
+
+
+@dataclass(frozen=True)
+class Config:
+    """Settings read from ``<home>/config.toml`` overlaid by environment variables.
+
+    ``contact_email`` is sent to Crossref / Unpaywall / OpenAlex as they ask and is a secret
+    as far as doiget's outputs go: it never appears in a response, log line or provenance row.
+    """
+
+    home: Path
+    profile: str = "full"
+    contact_email: str | None = None
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def network_enabled(self) -> bool:
+        return self.profile == "full"
+
+    @property
+    def write_enabled(self) -> bool:
+        return self.profile != "read-only"
+
+    def require(self, capability: str) -> None:
+        """Raise CAPABILITY_DENIED unless this profile allows ``network`` or ``write``."""
+        allowed = {"network": self.network_enabled, "write": self.write_enabled}[capability]
+        if not allowed:
+            raise DoigetError(ErrorCode.CAPABILITY_DENIED,
+                              f"the '{self.profile}' profile does not allow {capability} access "
+                              f"(set DOIGET_PROFILE=full to enable it)")
+
+
+def load_config(home: str | os.PathLike[str] | None = None) -> Config:
+    root = resolve_home(home)
+    data: dict = {}
+    path = root / "config.toml"
+    if path.is_file():
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except (OSError, tomllib.TOMLDecodeError) as exc:
+            raise DoigetError(ErrorCode.STORE_ERROR, f"cannot read {path}: {exc}") from exc
+    profile = os.environ.get("DOIGET_PROFILE") or data.pop("profile", "full")
+    if profile not in PROFILES:
+        raise DoigetError(ErrorCode.INVALID_INPUT, f"unknown profile {profile!r}; profiles: {', '.join(PROFILES)}")
+    email = os.environ.get("DOIGET_CONTACT_EMAIL") or data.pop("contact_email", None)
+    return Config(home=root, profile=profile, contact_email=email or None, extra=data)

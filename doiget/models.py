@@ -1,0 +1,154 @@
+"""Pydantic models shared by every layer: work metadata, library entries, results, envelopes."""
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from doiget.errors import DoigetError, ErrorCode
+from doiget.refs import KINDS, Ref
+
+ID_FIELDS = KINDS  # doi, arxiv, pmid, pmcid, openalex
+
+
+class Author(BaseModel):
+    """One author as the sources give it; ``name`` is always set for display."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    family: str | None = None
+    given: str | None = None
+    orcid: str | None = None
+    affiliation: str | None = None
+
+    @classmethod
+    def from_parts(cls, family: str | None = None, given: str | None = None, name: str | None = None,
+                   **extra: Any) -> "Author":
+        family = (family or "").strip() or None
+        given = (given or "").strip() or None
+        display = (name or "").strip() or " ".join(p for p in (given, family) if p)
+        if not family and not given and display:
+            family = display.split()[-1] if " " in display else display
+            given = " ".join(display.split()[:-1]) or None
+        return cls(name=display or "Anonymous", family=family, given=given, **extra)
+
+
+class Work(BaseModel):
+    """Metadata of one scholarly work, as resolved from one or more sources."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    doi: str | None = None
+    arxiv: str | None = None
+    pmid: str | None = None
+    pmcid: str | None = None
+    openalex: str | None = None
+    title: str | None = None
+    abstract: str | None = None
+    authors: list[Author] = Field(default_factory=list)
+    venue: str | None = None
+    year: int | None = None
+    published: str | None = None
+    type: str | None = None
+    publisher: str | None = None
+    volume: str | None = None
+    issue: str | None = None
+    pages: str | None = None
+    url: str | None = None
+    license: str | None = None
+    language: str | None = None
+    oa_status: str | None = None
+    oa_url: str | None = None
+    cited_by_count: int | None = None
+    references: list[str] = Field(default_factory=list, description="cited works as ref strings, e.g. 'doi:10.1/x'")
+    sources: list[str] = Field(default_factory=list, description="which upstream sources contributed")
+
+    def ids(self) -> dict[str, str]:
+        """The canonical identifiers this work carries, kind → id."""
+        return {kind: getattr(self, kind) for kind in ID_FIELDS if getattr(self, kind)}
+
+    def refs(self) -> list[Ref]:
+        return [Ref.of(kind, value) for kind, value in self.ids().items()]
+
+    def primary_ref(self) -> Ref:
+        refs = self.refs()
+        if not refs:
+            raise DoigetError(ErrorCode.INVALID_INPUT, "work has no identifier (doi, arxiv, pmid, pmcid or openalex)")
+        return refs[0]
+
+    def merged(self, other: "Work") -> "Work":
+        """This work with every empty field filled from ``other`` (this one wins on conflicts)."""
+        data = self.model_dump()
+        for key, value in other.model_dump().items():
+            if key == "sources":
+                data[key] = list(dict.fromkeys(data[key] + value))
+            elif key == "references":
+                data[key] = list(dict.fromkeys(data[key] + value))
+            elif data.get(key) in (None, "", []):
+                data[key] = value
+        return Work.model_validate(data)
+
+
+class Artefact(BaseModel):
+    kind: str
+    sha256: str
+    size: int
+    mime: str | None = None
+    source: str | None = None
+    url: str | None = None
+    created_at: str
+
+
+class Entry(Work):
+    """A work as stored in the library, with its local state."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: int
+    tags: list[str] = Field(default_factory=list)
+    collections: list[str] = Field(default_factory=list)
+    annotation: str | None = None
+    has_pdf: bool = False
+    is_stub: bool = False
+    artefacts: list[Artefact] = Field(default_factory=list)
+    created_at: str
+    updated_at: str
+
+    @property
+    def ref(self) -> Ref:
+        return self.primary_ref()
+
+
+class SearchHit(BaseModel):
+    id: int
+    ref: str
+    title: str | None
+    authors: list[str]
+    year: int | None
+    venue: str | None
+    tags: list[str]
+    has_pdf: bool
+    score: float = Field(description="bm25 rank, lower is better")
+    snippet: str
+
+
+class ErrorInfo(BaseModel):
+    code: ErrorCode
+    message: str
+    details: dict[str, Any] | None = None
+
+
+class Failure(BaseModel):
+    ok: Literal[False] = False
+    error: ErrorInfo
+
+
+def ok(**data: Any) -> dict[str, Any]:
+    """A success envelope: ``{"ok": true, ...data}``."""
+    return {"ok": True, **data}
+
+
+def failure(error: DoigetError) -> dict[str, Any]:
+    """A failure envelope: ``{"ok": false, "error": {"code", "message"}}``."""
+    return {"ok": False, "error": error.to_dict()}

@@ -1,0 +1,160 @@
+"""Identifier parsing: every DOI, arXiv id, PMID, PMCID or OpenAlex id enters doiget here.
+
+``Ref.parse`` is the only place that looks at raw identifier strings; everything else takes
+a :class:`Ref`.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+from urllib.parse import unquote
+
+from doiget.errors import DoigetError, ErrorCode
+
+RefKind = Literal["doi", "arxiv", "pmid", "pmcid", "openalex"]
+KINDS: tuple[RefKind, ...] = ("doi", "arxiv", "pmid", "pmcid", "openalex")
+
+MAX_REF_LENGTH = 1000
+
+ACCEPTED_SHAPES = (
+    "DOI (10.1234/abc, doi:10.1234/abc, https://doi.org/10.1234/abc), "
+    "arXiv id (2101.01234, 2101.01234v2, arXiv:2101.01234, hep-th/9901001, "
+    "https://arxiv.org/abs/2101.01234), PMID (PMID:12345678 or digits), "
+    "PMCID (PMC1234567), OpenAlex work id (W2741809807, https://openalex.org/W2741809807)"
+)
+
+_DOI = re.compile(r"^10\.\d{4,9}/\S+$")
+_ARXIV_NEW = re.compile(r"^(\d{4}\.\d{4,5})(v\d+)?$")
+_ARXIV_OLD = re.compile(r"^([a-z][a-z\-]*(?:\.[a-z]{2})?/\d{7})(v\d+)?$", re.IGNORECASE)
+_PMID = re.compile(r"^\d{1,9}$")
+_PMCID = re.compile(r"^pmc(\d{1,9})$", re.IGNORECASE)
+_OPENALEX = re.compile(r"^w(\d{1,12})$", re.IGNORECASE)
+
+_URL_PREFIXES: tuple[tuple[re.Pattern[str], RefKind | None], ...] = (
+    (re.compile(r"^https?://(?:dx\.)?doi\.org/", re.I), "doi"),
+    (re.compile(r"^https?://(?:www\.|export\.)?arxiv\.org/(?:abs|pdf|html)/", re.I), "arxiv"),
+    (re.compile(r"^https?://(?:www\.)?ar5iv(?:\.labs)?\.arxiv\.org/(?:abs|html)/", re.I), "arxiv"),
+    (re.compile(r"^https?://pubmed\.ncbi\.nlm\.nih\.gov/", re.I), "pmid"),
+    (re.compile(r"^https?://(?:www\.)?ncbi\.nlm\.nih\.gov/pubmed/", re.I), "pmid"),
+    (re.compile(r"^https?://(?:www\.)?ncbi\.nlm\.nih\.gov/pmc/articles/", re.I), "pmcid"),
+    (re.compile(r"^https?://pmc\.ncbi\.nlm\.nih\.gov/articles/", re.I), "pmcid"),
+    (re.compile(r"^https?://europepmc\.org/(?:abstract/)?(?:med|article/med)/", re.I), "pmid"),
+    (re.compile(r"^https?://europepmc\.org/(?:article/)?pmc/", re.I), "pmcid"),
+    (re.compile(r"^https?://(?:api\.)?openalex\.org/(?:works/)?", re.I), "openalex"),
+)
+_SCHEME_PREFIX = re.compile(r"^(doi|arxiv|pmid|pmcid|pmc|openalex)\s*:\s*", re.I)
+
+
+@dataclass(frozen=True, slots=True)
+class Ref:
+    """A parsed, normalised identifier of one scholarly work.
+
+    ``kind`` is one of doi, arxiv, pmid, pmcid, openalex; ``id`` is canonical (DOIs lower-case,
+    arXiv without version, PMCIDs as ``PMC123``, OpenAlex as ``W123``); ``version`` keeps an
+    arXiv version suffix (``v2``) when one was given.
+    """
+
+    kind: RefKind
+    id: str
+    version: str | None = None
+
+    @classmethod
+    def parse(cls, text: object) -> "Ref":
+        """Parse any accepted identifier shape; raise ``DoigetError(INVALID_REF)`` otherwise."""
+        if isinstance(text, Ref):
+            return text
+        if not isinstance(text, str):
+            raise DoigetError(ErrorCode.INVALID_REF, f"identifier must be a string; accepted: {ACCEPTED_SHAPES}")
+        raw = text.strip()
+        if not raw:
+            raise DoigetError(ErrorCode.INVALID_REF, f"empty identifier; accepted: {ACCEPTED_SHAPES}")
+        if len(raw) > MAX_REF_LENGTH:
+            raise DoigetError(ErrorCode.INVALID_REF, f"identifier longer than {MAX_REF_LENGTH} characters")
+        ref = _parse(raw)
+        if ref is None:
+            shown = raw if len(raw) <= 80 else raw[:77] + "..."
+            raise DoigetError(ErrorCode.INVALID_REF, f"not a recognised identifier: {shown!r}; accepted: {ACCEPTED_SHAPES}")
+        return ref
+
+    @classmethod
+    def of(cls, kind: str, value: str) -> "Ref":
+        """Build a Ref from a known kind and a value, normalising the value."""
+        if kind not in KINDS:
+            raise DoigetError(ErrorCode.INVALID_REF, f"unknown identifier kind {kind!r}; kinds: {', '.join(KINDS)}")
+        ref = _parse_as(kind, value.strip())
+        if ref is None:
+            raise DoigetError(ErrorCode.INVALID_REF, f"not a valid {kind}: {value!r}")
+        return ref
+
+    @property
+    def versioned_id(self) -> str:
+        return self.id + (self.version or "")
+
+    def __str__(self) -> str:
+        return f"{self.kind}:{self.versioned_id}"
+
+
+def try_parse(text: object) -> Ref | None:
+    """``Ref.parse`` that answers None instead of raising."""
+    try:
+        return Ref.parse(text)
+    except DoigetError:
+        return None
+
+
+def _parse(raw: str) -> Ref | None:
+    for pattern, kind in _URL_PREFIXES:
+        match = pattern.match(raw)
+        if match:
+            rest = raw[match.end():].split("#", 1)[0]
+            if kind != "doi":
+                rest = rest.split("?", 1)[0].rstrip("/")
+            return _parse_as(kind, rest)
+    scheme = _SCHEME_PREFIX.match(raw)
+    if scheme:
+        kind = scheme.group(1).lower()
+        kind = "pmcid" if kind == "pmc" else kind
+        rest = raw[scheme.end():]
+        if kind == "pmcid" and scheme.group(1).lower() == "pmc":
+            rest = "PMC" + rest
+        return _parse_as(kind, rest)
+    for kind in ("doi", "arxiv", "pmcid", "openalex", "pmid"):
+        ref = _parse_as(kind, raw)
+        if ref is not None:
+            return ref
+    return None
+
+
+def _canonical_arxiv(value: str) -> str:
+    """Old-style ids keep arXiv's own casing: lower-case archive, upper-case subject class."""
+    if "/" not in value:
+        return value
+    archive, number = value.split("/", 1)
+    name, _, subject = archive.partition(".")
+    return f"{name.lower()}.{subject.upper()}/{number}" if subject else f"{name.lower()}/{number}"
+
+
+def _parse_as(kind: str, value: str) -> Ref | None:
+    value = value.strip()
+    if kind == "doi":
+        doi = unquote(value) if "%" in value else value
+        doi = doi.strip()
+        if _DOI.match(doi) and "\x00" not in doi:
+            return Ref("doi", doi.lower())
+        return None
+    if kind == "arxiv":
+        value = re.sub(r"\.pdf$", "", value, flags=re.I)
+        match = _ARXIV_NEW.match(value) or _ARXIV_OLD.match(value)
+        if match:
+            return Ref("arxiv", _canonical_arxiv(match.group(1)), match.group(2))
+        return None
+    if kind == "pmid":
+        return Ref("pmid", str(int(value))) if _PMID.match(value) and int(value) > 0 else None
+    if kind == "pmcid":
+        match = _PMCID.match(value)
+        return Ref("pmcid", f"PMC{int(match.group(1))}") if match and int(match.group(1)) > 0 else None
+    if kind == "openalex":
+        match = _OPENALEX.match(value)
+        return Ref("openalex", f"W{int(match.group(1))}") if match else None
+    return None
