@@ -1,0 +1,61 @@
+"""What every source module needs: upstream base URLs and the HTTP interface they call."""
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from doiget.errors import DoigetError, ErrorCode
+
+DEFAULT_BASES: dict[str, str] = {
+    "crossref": "https://api.crossref.org",
+    "unpaywall": "https://api.unpaywall.org",
+    "arxiv": "https://export.arxiv.org",
+    "arxiv_pdf": "https://arxiv.org",
+    "ar5iv": "https://ar5iv.labs.arxiv.org",
+    "openalex": "https://api.openalex.org",
+    "europepmc": "https://www.ebi.ac.uk/europepmc/webservices/rest",
+    "idconv": "https://pmc.ncbi.nlm.nih.gov/tools/idconv/api/v1",
+    "bioc": "https://www.ncbi.nlm.nih.gov/research/bionlp/RESTful",
+}
+
+
+def base_url(source: str) -> str:
+    """The base URL of ``source``: ``$DOIGET_<SOURCE>_BASE`` if set (tests, mirrors), else the default."""
+    return os.environ.get(f"DOIGET_{source.upper()}_BASE", DEFAULT_BASES[source]).rstrip("/")
+
+
+@dataclass
+class HttpResponse:
+    """A completed, fully read upstream response."""
+
+    status: int
+    url: str
+    content: bytes
+    headers: dict[str, str] = field(default_factory=dict)
+    from_cache: bool = False
+
+    def json(self, source: str) -> Any:
+        """The body as JSON; a body that does not parse is UPSTREAM_ERROR naming the source."""
+        try:
+            return json.loads(self.content)
+        except ValueError as exc:
+            raise DoigetError(ErrorCode.UPSTREAM_ERROR, f"{source} answered with invalid JSON: {exc}") from exc
+
+    @property
+    def text(self) -> str:
+        return self.content.decode("utf-8", errors="replace")
+
+
+class Http(Protocol):
+    """The one network interface sources use (implemented by ``doiget.sources.http.HttpClient``).
+
+    ``get`` returns the response for any status the caller lists in ``ok_statuses`` (default
+    200 only) and raises ``DoigetError`` for everything else: NOT_FOUND for 404/410,
+    RATE_LIMITED, NETWORK_ERROR, FETCH_TIMEOUT, UPSTREAM_ERROR, BLOCKED.
+    """
+
+    def get(self, source: str, url: str, *, params: dict[str, Any] | None = None,
+            headers: dict[str, str] | None = None, ok_statuses: tuple[int, ...] = (200,),
+            cache: bool = True) -> HttpResponse: ...
