@@ -1,0 +1,347 @@
+"""``doiget.Library``: the one façade. Every capability of doiget is one method here; the MCP
+server and the CLI are thin adapters over it."""
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import bindparam, text
+from sqlalchemy.exc import DBAPIError, OperationalError
+
+from doiget.config import Config, load_config
+from doiget.errors import DoigetError, ErrorCode
+from doiget.models import Entry, SearchHit, Work
+from doiget.refs import Ref
+from doiget.store import entries as entry_store
+from doiget.store.fts import compile_query, is_fts_error
+from doiget.store.health import health_report
+from doiget.store.store import Store, now
+
+RefLike = Ref | str | int
+MAX_TAG_LENGTH = 100
+MAX_ANNOTATION_LENGTH = 100_000
+MAX_SQL_ROWS = 10_000
+ENTRY_FTS_COLUMNS = ("title", "abstract", "authors", "venue", "year", "tags", "notes")
+# bm25 column weights, in ENTRY_FTS_COLUMNS order: a title hit counts most.
+ENTRY_FTS_WEIGHTS = (10.0, 3.0, 5.0, 2.0, 1.0, 4.0, 2.0)
+
+
+def open_library(home: str | os.PathLike[str] | None = None) -> "Library":
+    """Open (creating and migrating if needed) the library at ``home``, ``$DOIGET_HOME`` or the default."""
+    return Library(load_config(home))
+
+
+class Library:
+    """A personal paper library on disk. Methods raise :class:`doiget.DoigetError` on failure."""
+
+    def __init__(self, config: Config) -> None:
+        self.config = config
+        self.store = Store(config.home)
+
+    @property
+    def home(self) -> Path:
+        return self.config.home
+
+    def close(self) -> None:
+        self.store.close()
+
+    def __enter__(self) -> "Library":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # ---- entries -------------------------------------------------------------------------
+    def add(self, work: Work | dict[str, Any], *, tags: list[str] | None = None) -> Entry:
+        """Add a work from its metadata, or update the entry sharing any of its identifiers."""
+        self.config.require("write")
+        work = Work.model_validate(work) if isinstance(work, dict) else work
+        with self.store.write() as conn:
+            entry_id = entry_store.upsert_work(conn, work)
+            if tags:
+                self._tag(conn, entry_id, tags)
+            return entry_store.load(conn, [entry_id])[0]
+
+    def info(self, ref: RefLike) -> Entry:
+        """The stored entry for ``ref``; NOT_FOUND if the library does not hold it."""
+        with self.store.read() as conn:
+            return entry_store.load(conn, [entry_store.require_id(conn, _ref(ref))])[0]
+
+    def recent(self, n: int = 10) -> list[Entry]:
+        """The ``n`` most recently added entries, newest first."""
+        n = _bounded_int(n, "n", 1, 1000)
+        with self.store.read() as conn:
+            ids = conn.execute(text("SELECT id FROM entries WHERE is_stub = 0 ORDER BY created_at DESC, id DESC "
+                                    "LIMIT :n"), {"n": n}).scalars().all()
+            return entry_store.load(conn, ids)
+
+    def search(self, query: str, limit: int = 20, *, year_from: int | None = None, year_to: int | None = None,
+               tag: str | None = None, collection: str | None = None, has_pdf: bool | None = None) -> list[SearchHit]:
+        """Entries matching ``query`` (words, "phrases", prefix*, AND/OR/NOT, column:term), best first by bm25."""
+        limit = _bounded_int(limit, "limit", 1, 100)
+        match = compile_query(query, ENTRY_FTS_COLUMNS)
+        clauses, params = ["entries_fts MATCH :match", "e.is_stub = 0"], {"match": match, "limit": limit}
+        if year_from is not None:
+            clauses.append("e.year >= :year_from")
+            params["year_from"] = _bounded_int(year_from, "year_from", 0, 3000)
+        if year_to is not None:
+            clauses.append("e.year <= :year_to")
+            params["year_to"] = _bounded_int(year_to, "year_to", 0, 3000)
+        if tag is not None:
+            clauses.append("EXISTS (SELECT 1 FROM entry_tags et JOIN tags t ON t.id = et.tag_id "
+                           "WHERE et.entry_id = e.id AND t.name = :tag)")
+            params["tag"] = _name(tag, "tag")
+        if collection is not None:
+            clauses.append("EXISTS (SELECT 1 FROM collection_entries ce JOIN collections c ON c.id = ce.collection_id "
+                           "WHERE ce.entry_id = e.id AND c.name = :collection)")
+            params["collection"] = _name(collection, "collection")
+        if has_pdf is not None:
+            clauses.append(("" if has_pdf else "NOT ") +
+                           "EXISTS (SELECT 1 FROM artefacts a WHERE a.entry_id = e.id AND a.kind = 'pdf')")
+        weights = ", ".join(str(w) for w in ENTRY_FTS_WEIGHTS)
+        sql = (f"SELECT e.id, bm25(entries_fts, {weights}) AS score, "
+               "snippet(entries_fts, -1, '**', '**', '…', 16) AS snippet "
+               "FROM entries_fts JOIN entries e ON e.id = entries_fts.rowid "
+               f"WHERE {' AND '.join(clauses)} ORDER BY score LIMIT :limit")
+        try:
+            with self.store.read() as conn:
+                rows = conn.execute(text(sql), params).all()
+                entries = {e.id: e for e in entry_store.load(conn, [r.id for r in rows])}
+        except OperationalError as exc:
+            if is_fts_error(exc.orig):
+                raise DoigetError(ErrorCode.INVALID_QUERY, f"cannot search for {query!r}: {exc.orig}") from exc
+            raise
+        return [SearchHit(id=r.id, ref=str(entries[r.id].ref), title=entries[r.id].title,
+                          authors=[a.name for a in entries[r.id].authors], year=entries[r.id].year,
+                          venue=entries[r.id].venue, tags=entries[r.id].tags, has_pdf=entries[r.id].has_pdf,
+                          score=r.score, snippet=r.snippet) for r in rows]
+
+    def delete(self, ref: RefLike) -> dict[str, Any]:
+        """Remove an entry and everything attached to it, then the blobs nothing else references."""
+        self.config.require("write")
+        with self.store.write() as conn:
+            entry_id = entry_store.require_id(conn, _ref(ref))
+            shas = conn.execute(text("SELECT DISTINCT sha256 FROM artefacts WHERE entry_id = :id"),
+                                {"id": entry_id}).scalars().all()
+            conn.execute(text("DELETE FROM entries WHERE id = :id"), {"id": entry_id})
+            orphaned = [sha for sha in shas if conn.execute(
+                text("SELECT 1 FROM artefacts WHERE sha256 = :s LIMIT 1"), {"s": sha}).scalar() is None]
+        removed = sum(self.store.blobs.delete(sha) for sha in orphaned)
+        return {"deleted": entry_id, "blobs_removed": removed}
+
+    # ---- tags, collections, annotations -------------------------------------------------
+    def tag(self, ref: RefLike, tags: list[str]) -> list[str]:
+        """Add ``tags`` to an entry; returns its tags afterwards."""
+        self.config.require("write")
+        with self.store.write() as conn:
+            entry_id = entry_store.require_id(conn, _ref(ref))
+            self._tag(conn, entry_id, tags)
+            return entry_store.load(conn, [entry_id])[0].tags
+
+    def untag(self, ref: RefLike, tags: list[str]) -> list[str]:
+        """Remove ``tags`` from an entry; returns its tags afterwards."""
+        self.config.require("write")
+        names = [_name(t, "tag") for t in tags]
+        with self.store.write() as conn:
+            entry_id = entry_store.require_id(conn, _ref(ref))
+            conn.execute(text("DELETE FROM entry_tags WHERE entry_id = :e AND tag_id IN "
+                              "(SELECT id FROM tags WHERE name IN :names)").bindparams(
+                bindparam("names", expanding=True)), {"e": entry_id, "names": names})
+            return entry_store.load(conn, [entry_id])[0].tags
+
+    def _tag(self, conn, entry_id: int, tags: list[str]) -> None:
+        names = [_name(t, "tag") for t in tags]
+        for tag_id in entry_store.tag_ids(conn, names):
+            conn.execute(text("INSERT OR IGNORE INTO entry_tags (entry_id, tag_id) VALUES (:e, :t)"),
+                         {"e": entry_id, "t": tag_id})
+
+    def tags(self) -> list[dict[str, Any]]:
+        """Every tag with the number of entries carrying it."""
+        with self.store.read() as conn:
+            rows = conn.execute(text("SELECT t.name, count(et.entry_id) AS n FROM tags t LEFT JOIN entry_tags et "
+                                     "ON et.tag_id = t.id GROUP BY t.id HAVING n > 0 ORDER BY t.name")).all()
+        return [{"name": name, "count": n} for name, n in rows]
+
+    def collection_create(self, name: str, description: str | None = None) -> dict[str, Any]:
+        """Create a collection (no-op if it exists); returns it with its entry count."""
+        self.config.require("write")
+        name = _name(name, "collection")
+        with self.store.write() as conn:
+            self._collection_id(conn, name, create=True, description=description)
+        return next(c for c in self.collections() if c["name"].lower() == name.lower())
+
+    def collection_add(self, name: str, refs: list[RefLike]) -> dict[str, Any]:
+        """Put entries in a collection, creating the collection if needed."""
+        self.config.require("write")
+        with self.store.write() as conn:
+            collection_id = self._collection_id(conn, _name(name, "collection"), create=True)
+            for ref in refs:
+                conn.execute(text("INSERT OR IGNORE INTO collection_entries (collection_id, entry_id, added_at) "
+                                  "VALUES (:c, :e, :t)"),
+                             {"c": collection_id, "e": entry_store.require_id(conn, _ref(ref)), "t": now()})
+        return next(c for c in self.collections() if c["name"].lower() == name.strip().lower())
+
+    def collection_remove(self, name: str, refs: list[RefLike]) -> dict[str, Any]:
+        """Take entries out of a collection."""
+        self.config.require("write")
+        with self.store.write() as conn:
+            collection_id = self._collection_id(conn, _name(name, "collection"))
+            for ref in refs:
+                conn.execute(text("DELETE FROM collection_entries WHERE collection_id = :c AND entry_id = :e"),
+                             {"c": collection_id, "e": entry_store.require_id(conn, _ref(ref))})
+        return next(c for c in self.collections() if c["name"].lower() == name.strip().lower())
+
+    def collection_delete(self, name: str) -> None:
+        """Delete a collection (its entries stay in the library)."""
+        self.config.require("write")
+        with self.store.write() as conn:
+            conn.execute(text("DELETE FROM collections WHERE id = :c"),
+                         {"c": self._collection_id(conn, _name(name, "collection"))})
+
+    def collections(self) -> list[dict[str, Any]]:
+        """Every collection with its description and entry count."""
+        with self.store.read() as conn:
+            rows = conn.execute(text(
+                "SELECT c.name, c.description, c.created_at, count(ce.entry_id) AS n FROM collections c "
+                "LEFT JOIN collection_entries ce ON ce.collection_id = c.id GROUP BY c.id ORDER BY c.name")).all()
+        return [{"name": r.name, "description": r.description, "count": r.n, "created_at": r.created_at}
+                for r in rows]
+
+    def collection_entries(self, name: str) -> list[Entry]:
+        with self.store.read() as conn:
+            ids = conn.execute(text("SELECT entry_id FROM collection_entries WHERE collection_id = :c "
+                                    "ORDER BY added_at"),
+                               {"c": self._collection_id(conn, _name(name, "collection"))}).scalars().all()
+            return entry_store.load(conn, ids)
+
+    @staticmethod
+    def _collection_id(conn, name: str, *, create: bool = False, description: str | None = None) -> int:
+        found = conn.execute(text("SELECT id FROM collections WHERE name = :n"), {"n": name}).scalar()
+        if found is not None:
+            return found
+        if not create:
+            raise DoigetError(ErrorCode.NOT_FOUND, f"no collection named {name!r}")
+        return conn.execute(text("INSERT INTO collections (name, description, created_at) VALUES (:n, :d, :t) "
+                                 "RETURNING id"), {"n": name, "d": description, "t": now()}).scalar_one()
+
+    def annotate(self, ref: RefLike, text_: str | None) -> str | None:
+        """Set the entry's one free-form annotation (``None`` or empty text clears it); returns it."""
+        self.config.require("write")
+        body = (text_ or "").strip()
+        if len(body) > MAX_ANNOTATION_LENGTH:
+            raise DoigetError(ErrorCode.INVALID_INPUT, f"annotation longer than {MAX_ANNOTATION_LENGTH} characters")
+        with self.store.write() as conn:
+            entry_id = entry_store.require_id(conn, _ref(ref))
+            if not body:
+                conn.execute(text("DELETE FROM notes WHERE entry_id = :e AND kind = 'annotation'"), {"e": entry_id})
+                return None
+            stamp = now()
+            conn.execute(text(
+                "INSERT INTO notes (entry_id, kind, body, created_at, updated_at) "
+                "VALUES (:e, 'annotation', :b, :t, :t) "
+                "ON CONFLICT (entry_id) WHERE kind = 'annotation' DO UPDATE SET body = :b, updated_at = :t"),
+                {"e": entry_id, "b": body, "t": stamp})
+            return body
+
+    # ---- files ---------------------------------------------------------------------------
+    def pdf_path(self, ref: RefLike) -> Path | None:
+        """Path of the entry's stored PDF (newest), or None when it has no PDF yet."""
+        with self.store.read() as conn:
+            entry_id = entry_store.require_id(conn, _ref(ref))
+            sha = conn.execute(text("SELECT sha256 FROM artefacts WHERE entry_id = :e AND kind = 'pdf' "
+                                    "ORDER BY id DESC LIMIT 1"), {"e": entry_id}).scalar()
+        return self.store.blobs.path(sha) if sha else None
+
+    def add_artefact(self, ref: RefLike, kind: str, data: bytes, *, mime: str | None = None,
+                     source: str | None = None, url: str | None = None) -> str:
+        """Store ``data`` as a blob and record it as the entry's ``kind`` artefact; returns its SHA-256."""
+        self.config.require("write")
+        with self.store.read() as conn:
+            entry_store.require_id(conn, _ref(ref))
+        sha = self.store.blobs.put_bytes(data)  # the file exists before any row names it
+        with self.store.write() as conn:
+            entry_id = entry_store.require_id(conn, _ref(ref))
+            conn.execute(text("INSERT OR IGNORE INTO artefacts (entry_id, kind, sha256, size, mime, source, url, "
+                              "created_at) VALUES (:e, :k, :s, :n, :m, :src, :u, :t)"),
+                         {"e": entry_id, "k": kind, "s": sha, "n": len(data), "m": mime, "src": source, "u": url,
+                          "t": now()})
+        return sha
+
+    def gc(self, grace_seconds: float = 900, dry_run: bool = False) -> dict[str, Any]:
+        """Remove blobs no artefact references (older than ``grace_seconds``, so in-flight writes are
+        safe), stale temp files and expired HTTP cache rows."""
+        self.config.require("write")
+        cutoff = time.time() - grace_seconds
+        with self.store.read() as conn:
+            referenced = set(conn.execute(text("SELECT DISTINCT sha256 FROM artefacts")).scalars())
+        orphans = [(sha, path) for sha, path in self.store.blobs.all()
+                   if sha not in referenced and path.stat().st_mtime <= cutoff]
+        temps = self.store.blobs.stale_temp_files(grace_seconds)
+        freed = sum(p.stat().st_size for _, p in orphans) + sum(p.stat().st_size for p in temps)
+        expired = 0
+        if not dry_run:
+            for sha, _ in orphans:
+                self.store.blobs.delete(sha)
+            for path in temps:
+                path.unlink(missing_ok=True)
+            with self.store.write() as conn:
+                expired = conn.execute(text("DELETE FROM http_cache WHERE expires_at < :t"),
+                                       {"t": time.time()}).rowcount
+        return {"orphan_blobs": [sha for sha, _ in orphans], "temp_files": len(temps), "bytes_freed": freed,
+                "cache_rows_expired": expired, "dry_run": dry_run}
+
+    # ---- introspection ------------------------------------------------------------------
+    def health(self) -> dict[str, Any]:
+        """Store location, schema revision, counts and integrity of this library."""
+        return health_report(self.config)
+
+    def sql(self, query: str, max_rows: int = 1000) -> dict[str, Any]:
+        """Run ONE read-only SQL statement; returns columns, rows and whether rows were cut at ``max_rows``."""
+        if not isinstance(query, str) or not query.strip():
+            raise DoigetError(ErrorCode.INVALID_QUERY, "empty SQL statement")
+        max_rows = _bounded_int(max_rows, "max_rows", 1, MAX_SQL_ROWS)
+        try:
+            with self.store.readonly().connect() as conn:
+                result = conn.exec_driver_sql(query)
+                if not result.returns_rows:
+                    return {"columns": [], "rows": [], "truncated": False}
+                columns = list(result.keys())
+                rows = [list(row) for row in result.fetchmany(max_rows + 1)]
+        except DBAPIError as exc:
+            raise _sql_error(exc) from exc
+        truncated = len(rows) > max_rows
+        return {"columns": columns, "rows": [[_jsonable(v) for v in r] for r in rows[:max_rows]],
+                "truncated": truncated}
+
+
+def _sql_error(exc: DBAPIError) -> DoigetError:
+    message = str(exc.orig)
+    lowered = message.lower()
+    if "readonly" in lowered or "read-only" in lowered or "not authorized" in lowered or "query_only" in lowered:
+        return DoigetError(ErrorCode.READ_ONLY, f"the SQL interface is read-only: {message}")
+    return DoigetError(ErrorCode.INVALID_QUERY, f"SQL error: {message}")
+
+
+def _jsonable(value: Any) -> Any:
+    return value.hex() if isinstance(value, bytes) else value
+
+
+def _ref(ref: RefLike) -> Ref | int:
+    return ref if isinstance(ref, int) and not isinstance(ref, bool) else Ref.parse(ref)
+
+
+def _name(value: str, what: str) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise DoigetError(ErrorCode.INVALID_INPUT, f"{what} name must be a non-empty string")
+    value = " ".join(value.split())
+    if len(value) > MAX_TAG_LENGTH:
+        raise DoigetError(ErrorCode.INVALID_INPUT, f"{what} name longer than {MAX_TAG_LENGTH} characters")
+    return value
+
+
+def _bounded_int(value: Any, what: str, low: int, high: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise DoigetError(ErrorCode.INVALID_INPUT, f"{what} must be an integer from {low} to {high}")
+    return value

@@ -1,0 +1,189 @@
+"""Reading and writing entries and what hangs off them (authors, tags, collections, annotation)."""
+from __future__ import annotations
+
+import json
+import re
+import unicodedata
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+
+from sqlalchemy import Connection, bindparam, text
+
+from doiget.errors import DoigetError, ErrorCode
+from doiget.models import ID_FIELDS, Artefact, Author, Entry, Work
+from doiget.refs import Ref
+from doiget.store.store import now
+
+SCALAR_FIELDS = ("title", "abstract", "venue", "year", "published", "type", "publisher", "volume", "issue",
+                 "pages", "url", "license", "language", "oa_status", "oa_url", "cited_by_count")
+_COLUMNS = ID_FIELDS + SCALAR_FIELDS
+
+
+def find_id(conn: Connection, ref: Ref) -> int | None:
+    """The local id of the entry carrying ``ref``, or None."""
+    return conn.execute(text(f"SELECT id FROM entries WHERE {ref.kind} = :v"), {"v": ref.id}).scalar()
+
+
+def require_id(conn: Connection, ref: Ref | int) -> int:
+    """The local id for ``ref`` (a Ref or a local integer id); NOT_FOUND if the library lacks it."""
+    if isinstance(ref, int):
+        found = conn.execute(text("SELECT id FROM entries WHERE id = :id"), {"id": ref}).scalar()
+    else:
+        found = find_id(conn, ref)
+    if found is None:
+        raise DoigetError(ErrorCode.NOT_FOUND, f"{ref if not isinstance(ref, int) else f'entry {ref}'} is not in "
+                          "the library (fetch or resolve it first)")
+    return found
+
+
+def upsert_work(conn: Connection, work: Work, *, stub: bool = False) -> int:
+    """Insert ``work`` or update the entry that shares any of its identifiers; returns the entry id.
+
+    Fresh metadata replaces stored fields it carries, unless it is a ``stub`` (a work known only as
+    a citation), which only fills empty fields. Entries found under different identifiers of the same
+    work are merged into the oldest one.
+    """
+    ids = work.ids()
+    if not ids and not work.title:
+        raise DoigetError(ErrorCode.INVALID_INPUT, "a work needs an identifier or at least a title")
+    matches: list[int] = []
+    for kind, value in ids.items():
+        found = conn.execute(text(f"SELECT id FROM entries WHERE {kind} = :v"), {"v": value}).scalar()
+        if found is not None and found not in matches:
+            matches.append(found)
+    timestamp = now()
+    if not matches:
+        values = {column: getattr(work, column) for column in _COLUMNS}
+        values.update(is_stub=int(stub), sources=json.dumps(work.sources), created_at=timestamp,
+                      updated_at=timestamp)
+        columns = ", ".join(values)
+        entry_id = conn.execute(text(f"INSERT INTO entries ({columns}) VALUES "
+                                     f"({', '.join(':' + c for c in values)}) RETURNING id"), values).scalar_one()
+        _set_authors(conn, entry_id, work.authors)
+        return entry_id
+    keep, *others = sorted(matches)
+    for other in others:
+        _merge_into(conn, keep, other)
+    row = conn.execute(text("SELECT * FROM entries WHERE id = :id"), {"id": keep}).mappings().one()
+    existing_stub = bool(row["is_stub"])
+    fill_only = stub and not existing_stub
+    updates: dict[str, object] = {}
+    for column in _COLUMNS:
+        value = getattr(work, column)
+        if value in (None, ""):
+            continue
+        if row[column] in (None, "") or (not fill_only and row[column] != value):
+            updates[column] = value
+    sources = list(dict.fromkeys(json.loads(row["sources"]) + work.sources))
+    updates.update(sources=json.dumps(sources), is_stub=int(existing_stub and stub), updated_at=timestamp)
+    conn.execute(text(f"UPDATE entries SET {', '.join(f'{c} = :{c}' for c in updates)} WHERE id = :id"),
+                 {**updates, "id": keep})
+    has_authors = conn.execute(text("SELECT 1 FROM entry_authors WHERE entry_id = :id LIMIT 1"),
+                               {"id": keep}).scalar()
+    if work.authors and (not has_authors or not fill_only):
+        _set_authors(conn, keep, work.authors)
+    return keep
+
+
+def _merge_into(conn: Connection, keep: int, drop: int) -> None:
+    """Move everything attached to entry ``drop`` onto ``keep`` and fill ``keep``'s empty fields."""
+    for table, column in (("entry_tags", "entry_id"), ("collection_entries", "entry_id"),
+                          ("citations", "citing_id"), ("citations", "cited_id")):
+        conn.execute(text(f"UPDATE OR IGNORE {table} SET {column} = :keep WHERE {column} = :drop"),
+                     {"keep": keep, "drop": drop})
+    conn.execute(text("DELETE FROM citations WHERE citing_id = cited_id"))
+    has_annotation = conn.execute(text("SELECT 1 FROM notes WHERE entry_id = :k AND kind = 'annotation'"),
+                                  {"k": keep}).scalar()
+    if has_annotation:
+        conn.execute(text("UPDATE notes SET kind = 'note' WHERE entry_id = :d AND kind = 'annotation'"), {"d": drop})
+    conn.execute(text("UPDATE notes SET entry_id = :keep WHERE entry_id = :drop"), {"keep": keep, "drop": drop})
+    conn.execute(text("UPDATE OR IGNORE artefacts SET entry_id = :keep WHERE entry_id = :drop"),
+                 {"keep": keep, "drop": drop})
+    conn.execute(text("UPDATE chunks SET entry_id = :keep WHERE entry_id = :drop "
+                      "AND artefact_id IN (SELECT id FROM artefacts WHERE entry_id = :keep)"),
+                 {"keep": keep, "drop": drop})
+    dropped = conn.execute(text("SELECT * FROM entries WHERE id = :id"), {"id": drop}).mappings().one()
+    conn.execute(text("DELETE FROM entries WHERE id = :id"), {"id": drop})
+    fills = {c: dropped[c] for c in _COLUMNS if dropped[c] not in (None, "")}
+    if fills:
+        conn.execute(text(f"UPDATE entries SET {', '.join(f'{c} = coalesce({c}, :{c})' for c in fills)} "
+                          "WHERE id = :id"), {**fills, "id": keep})
+
+
+def author_key(author: Author) -> str:
+    if author.orcid:
+        return "orcid:" + author.orcid.rsplit("/", 1)[-1].upper()
+    folded = unicodedata.normalize("NFKD", author.name).encode("ascii", "ignore").decode() or author.name
+    return "name:" + re.sub(r"\s+", " ", folded).strip().lower()
+
+
+def _set_authors(conn: Connection, entry_id: int, authors: Sequence[Author]) -> None:
+    conn.execute(text("DELETE FROM entry_authors WHERE entry_id = :id"), {"id": entry_id})
+    for position, author in enumerate(authors):
+        key = author_key(author)
+        conn.execute(text("INSERT OR IGNORE INTO authors (key, name, family, given, orcid) "
+                          "VALUES (:key, :name, :family, :given, :orcid)"),
+                     {"key": key, "name": author.name, "family": author.family, "given": author.given,
+                      "orcid": author.orcid})
+        author_id = conn.execute(text("SELECT id FROM authors WHERE key = :key"), {"key": key}).scalar_one()
+        conn.execute(text("INSERT INTO entry_authors (entry_id, position, author_id, affiliation) "
+                          "VALUES (:e, :p, :a, :aff)"),
+                     {"e": entry_id, "p": position, "a": author_id, "aff": author.affiliation})
+
+
+def load(conn: Connection, entry_ids: Iterable[int]) -> list[Entry]:
+    """Full entries for ``entry_ids``, in the order given (missing ids are skipped)."""
+    ids = list(dict.fromkeys(entry_ids))
+    if not ids:
+        return []
+    expanding = {"ids": ids}
+    rows = {r["id"]: r for r in conn.execute(
+        text("SELECT * FROM entries WHERE id IN :ids").bindparams(bindparam("ids", expanding=True)),
+        expanding).mappings()}
+    authors: dict[int, list[Author]] = defaultdict(list)
+    for r in conn.execute(text(
+            "SELECT ea.entry_id, a.name, a.family, a.given, a.orcid, ea.affiliation FROM entry_authors ea "
+            "JOIN authors a ON a.id = ea.author_id WHERE ea.entry_id IN :ids ORDER BY ea.entry_id, ea.position"
+    ).bindparams(bindparam("ids", expanding=True)), expanding).mappings():
+        authors[r["entry_id"]].append(Author(name=r["name"], family=r["family"], given=r["given"],
+                                             orcid=r["orcid"], affiliation=r["affiliation"]))
+    tags = _grouped(conn, "SELECT et.entry_id, t.name FROM entry_tags et JOIN tags t ON t.id = et.tag_id "
+                          "WHERE et.entry_id IN :ids ORDER BY t.name", ids)
+    collections = _grouped(conn, "SELECT ce.entry_id, c.name FROM collection_entries ce JOIN collections c "
+                                 "ON c.id = ce.collection_id WHERE ce.entry_id IN :ids ORDER BY c.name", ids)
+    annotations = dict(conn.execute(text(
+        "SELECT entry_id, body FROM notes WHERE kind = 'annotation' AND entry_id IN :ids"
+    ).bindparams(bindparam("ids", expanding=True)), expanding).all())
+    artefacts: dict[int, list[Artefact]] = defaultdict(list)
+    for r in conn.execute(text(
+            "SELECT entry_id, kind, sha256, size, mime, source, url, created_at FROM artefacts "
+            "WHERE entry_id IN :ids ORDER BY id").bindparams(bindparam("ids", expanding=True)), expanding).mappings():
+        artefacts[r["entry_id"]].append(Artefact(**{k: v for k, v in r.items() if k != "entry_id"}))
+    entries = []
+    for entry_id in ids:
+        row = rows.get(entry_id)
+        if row is None:
+            continue
+        entries.append(Entry(
+            id=entry_id, **{c: row[c] for c in _COLUMNS}, authors=authors[entry_id],
+            sources=json.loads(row["sources"]), tags=tags[entry_id], collections=collections[entry_id],
+            annotation=annotations.get(entry_id), has_pdf=any(a.kind == "pdf" for a in artefacts[entry_id]),
+            is_stub=bool(row["is_stub"]), artefacts=artefacts[entry_id], created_at=row["created_at"],
+            updated_at=row["updated_at"]))
+    return entries
+
+
+def _grouped(conn: Connection, sql: str, ids: list[int]) -> dict[int, list[str]]:
+    grouped: dict[int, list[str]] = defaultdict(list)
+    for entry_id, value in conn.execute(text(sql).bindparams(bindparam("ids", expanding=True)), {"ids": ids}):
+        grouped[entry_id].append(value)
+    return grouped
+
+
+def tag_ids(conn: Connection, names: Iterable[str]) -> list[int]:
+    """Ids of the named tags, creating the missing ones."""
+    ids = []
+    for name in names:
+        conn.execute(text("INSERT OR IGNORE INTO tags (name) VALUES (:n)"), {"n": name})
+        ids.append(conn.execute(text("SELECT id FROM tags WHERE name = :n"), {"n": name}).scalar_one())
+    return ids

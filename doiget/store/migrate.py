@@ -1,0 +1,47 @@
+"""Schema upgrades: the store is migrated to the head revision by Alembic whenever it is opened."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from sqlalchemy import Engine, text
+from sqlalchemy.exc import OperationalError
+
+MIGRATIONS = Path(__file__).resolve().parent.parent / "migrations"
+# The newest revision; tests check it equals Alembic's head so this cannot drift.
+HEAD = "0001"
+
+
+def alembic_config():
+    from alembic.config import Config as AlembicConfig  # imported on demand: Alembic costs ~0.3 s at start-up
+
+    config = AlembicConfig()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    return config
+
+
+def script_head() -> str:
+    from alembic.script import ScriptDirectory
+
+    return ScriptDirectory.from_config(alembic_config()).get_current_head()
+
+
+def current_revision(engine: Engine) -> str | None:
+    """The store's revision, or None for a store that has never been migrated."""
+    try:
+        with engine.connect() as conn:
+            return conn.execute(text("SELECT version_num FROM alembic_version")).scalar()
+    except OperationalError:
+        return None
+
+
+def upgrade(engine: Engine) -> tuple[str | None, str]:
+    """Bring the store to HEAD; returns (revision before, revision after). Cheap when already current."""
+    before = current_revision(engine)
+    if before != HEAD:
+        from alembic import command
+
+        config = alembic_config()
+        with engine.begin() as conn:
+            config.attributes["connection"] = conn
+            command.upgrade(config, "head")
+    return before, current_revision(engine)

@@ -1,0 +1,119 @@
+"""The Library façade's local operations, on real SQLite files in temp dirs."""
+from __future__ import annotations
+
+import pytest
+
+from doiget import DoigetError, ErrorCode, Work, open_library
+from doiget.demo import demo_works, load_demo
+
+
+@pytest.fixture
+def lib(tmp_path):
+    library = open_library(tmp_path / "lib")
+    load_demo(library)
+    yield library
+    library.close()
+
+
+def test_search_ranks_title_hits_first_and_highlights(lib):
+    hits = lib.search("fuzzing")
+    assert hits[0].title.startswith("Active Fuzzing")
+    assert "**" in hits[0].snippet
+    assert [h.score for h in hits] == sorted(h.score for h in hits)
+
+
+def test_search_filters(lib):
+    everything = {h.ref for h in lib.search("test* OR cancer", limit=100)}
+    assert len(everything) == 12
+    assert {h.ref for h in lib.search("test* OR cancer", limit=100, tag="oncology")} == {
+        str(w.primary_ref()) for w in demo_works() if not w.arxiv}
+    with_pdf = lib.search("test* OR cancer", limit=100, has_pdf=True)
+    assert len(with_pdf) == 3 and all(h.has_pdf for h in with_pdf)
+    assert len(lib.search("test* OR cancer", limit=100, has_pdf=False)) == 9
+    recent = lib.search("test* OR cancer", limit=100, year_from=2024)
+    assert recent and all(h.year >= 2024 for h in recent)
+    assert lib.search("test* OR cancer", limit=100, collection="demo")
+    assert lib.search("cancer", collection="nonexistent") == []
+
+
+@pytest.mark.parametrize("query", ['"unclosed', "a AND", "(a OR b", "NOT a", "x" * 2000, "   "])
+def test_malformed_queries_are_invalid_query(lib, query):
+    with pytest.raises(DoigetError) as info:
+        lib.search(query)
+    assert info.value.code is ErrorCode.INVALID_QUERY
+
+
+def test_punctuation_in_plain_queries_is_not_syntax(lib):
+    assert lib.search("testing: a comparative (study)") is not None
+
+
+def test_info_recent_tag_and_collections(lib):
+    ref = str(demo_works()[6].primary_ref())
+    entry = lib.info(ref)
+    assert entry.tags == ["demo", "software-testing"] and entry.collections == ["demo"]
+    assert lib.tag(ref, ["to-read", "to-read"]) == ["demo", "software-testing", "to-read"]
+    assert lib.untag(ref, ["demo"]) == ["software-testing", "to-read"]
+    assert len(lib.recent(5)) == 5
+    lib.collection_create("thesis", "chapter 2 sources")
+    lib.collection_add("thesis", [ref])
+    assert [c["count"] for c in lib.collections() if c["name"] == "thesis"] == [1]
+    assert [e.id for e in lib.collection_entries("thesis")] == [entry.id]
+    lib.collection_remove("thesis", [ref])
+    lib.collection_delete("thesis")
+    assert [c["name"] for c in lib.collections()] == ["demo"]
+    with pytest.raises(DoigetError) as info:
+        lib.collection_entries("thesis")
+    assert info.value.code is ErrorCode.NOT_FOUND
+
+
+def test_unknown_and_invalid_refs(lib):
+    for bad, code in (("10.9999/not-here", ErrorCode.NOT_FOUND), ("nonsense", ErrorCode.INVALID_REF)):
+        with pytest.raises(DoigetError) as info:
+            lib.info(bad)
+        assert info.value.code is code
+
+
+def test_delete_removes_rows_then_only_unshared_blobs(lib):
+    works = demo_works()
+    first, second = str(works[0].primary_ref()), str(works[5].primary_ref())
+    shared = lib.pdf_path(first).read_bytes()
+    lib.add_artefact(second, "pdf", shared)  # the same bytes now back two entries
+    result = lib.delete(first)
+    assert result["blobs_removed"] == 0 and lib.pdf_path(second).read_bytes() == shared
+    assert lib.delete(second)["blobs_removed"] == 1
+    assert lib.sql("SELECT count(*) FROM entries")["rows"] == [[10]]
+
+
+def test_sql_is_read_only(lib):
+    result = lib.sql("SELECT ref, authors, tags FROM v_entries ORDER BY id LIMIT 2")
+    assert result["columns"] == ["ref", "authors", "tags"] and len(result["rows"]) == 2
+    for statement in ("DELETE FROM entries", "INSERT INTO tags (name) VALUES ('x')", "DROP VIEW v_entries",
+                      "ATTACH DATABASE 'other.db' AS other", "PRAGMA query_only = 0", "PRAGMA journal_mode = DELETE"):
+        with pytest.raises(DoigetError) as info:
+            lib.sql(statement)
+        assert info.value.code is ErrorCode.READ_ONLY, statement
+    with pytest.raises(DoigetError) as info:
+        lib.sql("SELECT 1; DELETE FROM entries")
+    assert info.value.code is ErrorCode.INVALID_QUERY
+    assert lib.sql("SELECT count(*) FROM entries")["rows"] == [[12]]
+    assert lib.sql("SELECT value FROM json_each('[1,2,3]')", max_rows=2) == {
+        "columns": ["value"], "rows": [[1], [2]], "truncated": True}
+
+
+def test_health_creates_nothing_for_a_missing_store(tmp_path):
+    from doiget.config import load_config
+    from doiget.store.health import health_report
+
+    report = health_report(load_config(tmp_path / "absent"))
+    assert report["exists"] is False and report["status"] == "empty"
+    assert not (tmp_path / "absent").exists()
+
+
+def test_read_only_profile_refuses_writes(tmp_path, monkeypatch):
+    open_library(tmp_path).add(Work(doi="10.1000/x", title="x"))
+    monkeypatch.setenv("DOIGET_PROFILE", "read-only")
+    lib = open_library(tmp_path)
+    assert lib.info("10.1000/x").title == "x"
+    with pytest.raises(DoigetError) as info:
+        lib.tag("10.1000/x", ["t"])
+    assert info.value.code is ErrorCode.CAPABILITY_DENIED
