@@ -16,7 +16,7 @@ import pymupdf
 from doiget.errors import DoigetError, ErrorCode
 from doiget.fulltext.builder import TextBuilder, clean_inline
 from doiget.fulltext.document import Document
-from doiget.refs import Ref, try_parse
+from doiget.refs import try_parse
 
 HEADING_RATIO = 1.15
 MAX_HEADING_CHARS = 150
@@ -221,6 +221,7 @@ def _body_size(blocks: list[_Block]) -> float:
 
 
 def _page_body(blocks: list[_Block], doc_body: float) -> float:
+    # A title page or a figure page has too little prose to say what body text looks like.
     chars = sum(len(line.text) for b in blocks for line in b.lines)
     return _body_size(blocks) if chars >= MIN_PAGE_CHARS_FOR_OWN_BODY else doc_body
 
@@ -258,7 +259,7 @@ def _first_ref(haystacks: list[str], pattern: re.Pattern[str], kind: str) -> str
     for text in haystacks:
         for match in pattern.finditer(text or ""):
             ref = try_parse(f"{kind}:{match.group(1).rstrip(_TRAILING_PUNCT)}")
-            if isinstance(ref, Ref) and ref.kind == kind:
+            if ref is not None and ref.kind == kind:
                 return ref.id
     return None
 
