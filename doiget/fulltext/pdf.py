@@ -127,7 +127,8 @@ def _open(data: bytes) -> pymupdf.Document:
 
 
 def _page_blocks(page: pymupdf.Page) -> list[_Block]:
-    raw = page.get_text("dict", sort=True, flags=pymupdf.TEXT_PRESERVE_WHITESPACE)["blocks"]
+    flags = pymupdf.TEXT_PRESERVE_WHITESPACE | pymupdf.TEXT_MEDIABOX_CLIP
+    raw = page.get_text("dict", sort=True, flags=flags)["blocks"]
     blocks = []
     for b in raw:
         if b.get("type") != 0:
