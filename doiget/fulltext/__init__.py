@@ -1,0 +1,16 @@
+"""Stored artefacts (PDF, JATS, BioC, ar5iv HTML, LaTeX source) -> sectioned text and chunks.
+
+Pure functions over bytes; nothing here touches the network, the disk or the database.
+"""
+from doiget.fulltext.bioc import extract_bioc
+from doiget.fulltext.document import Chunk, Document
+from doiget.fulltext.html import extract_ar5iv
+from doiget.fulltext.jats import extract_jats
+from doiget.fulltext.pdf import PdfSniff, extract_pdf, sniff_pdf
+from doiget.fulltext.tex import TexSource, extract_tex, read_tex_source
+
+__all__ = [
+    "Chunk", "Document", "PdfSniff", "TexSource",
+    "extract_ar5iv", "extract_bioc", "extract_jats", "extract_pdf", "extract_tex",
+    "read_tex_source", "sniff_pdf",
+]

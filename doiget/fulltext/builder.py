@@ -1,0 +1,135 @@
+"""The one place that lays out extracted blocks as text and cuts that text into chunks.
+
+Extractors feed headings, paragraphs and page breaks in reading order; the builder writes
+Markdown-headed plain text and chunks that never cross a heading or a page and stay within
+``max_chars`` (split at paragraph, then sentence, then word boundaries).
+"""
+from __future__ import annotations
+
+import re
+
+from doiget.fulltext.document import Chunk, Document, SourceKind
+
+MAX_CHUNK_CHARS = 1500
+
+_SPACES = re.compile(r"[ \t\r\f\v\u00a0]+")
+_BLANK_LINES = re.compile(r"\n\s*\n+")
+_SENTENCE_END = re.compile(r"[.!?。！？][\"'”’)\]]*\s+")
+
+
+def clean_inline(text: str) -> str:
+    """Collapse all whitespace (newlines included) to single spaces."""
+    return " ".join(text.split())
+
+
+class TextBuilder:
+    """Accumulates blocks in reading order and produces a :class:`Document`."""
+
+    def __init__(self, max_chars: int = MAX_CHUNK_CHARS) -> None:
+        self._max = max_chars
+        self._parts: list[str] = []
+        self._length = 0
+        self._heading: str | None = None
+        self._page: int | None = None
+        self._pending: list[tuple[int, int]] = []
+        self._chunks: list[Chunk] = []
+        self._page_offsets: list[int] = []
+
+    def heading(self, text: str, level: int) -> None:
+        """Start a section: ``level`` 1 is the title, 2 a section, 3 a subsection (deeper is 3)."""
+        text = clean_inline(text)
+        if not text:
+            return
+        self._flush()
+        self._write("#" * min(max(level, 1), 3) + " " + text)
+        self._heading = text
+
+    def paragraph(self, text: str) -> None:
+        """Add one paragraph; single newlines inside it (table rows, verse) are kept."""
+        lines = (_SPACES.sub(" ", line).strip() for line in text.split("\n"))
+        text = _BLANK_LINES.sub("\n", "\n".join(line for line in lines if line))
+        if text:
+            start = self._write(text)
+            self._pending.append((start, start + len(text)))
+
+    def page_break(self, page: int) -> None:
+        """Mark the start of 1-based PDF page ``page``; chunks never span it.
+
+        The recorded offset is where the page's first block starts (for a page with no
+        text, where the next page's text starts).
+        """
+        self._flush()
+        self._page = page
+        self._page_offsets.append(self._length + (2 if self._parts else 0))
+
+    def build(self, source: SourceKind, *, title: str | None = None, page_count: int | None = None,
+              empty_pages: list[int] | None = None) -> Document:
+        self._flush()
+        text = "".join(self._parts)
+        return Document(
+            text=text,
+            chunks=list(self._chunks),
+            source=source,
+            page_count=page_count,
+            page_offsets=list(self._page_offsets) if self._page_offsets else None,
+            empty_pages=list(empty_pages or []),
+            title=clean_inline(title) if title else None,
+        )
+
+    def _write(self, block: str) -> int:
+        if self._parts:
+            self._parts.append("\n\n")
+            self._length += 2
+        start = self._length
+        self._parts.append(block)
+        self._length += len(block)
+        return start
+
+    def _flush(self) -> None:
+        """Turn the paragraphs written since the last heading/page break into chunks."""
+        if not self._pending:
+            return
+        text = "".join(self._parts)
+        spans: list[tuple[int, int]] = []
+        for start, end in self._pending:
+            spans.extend(_split_long(text, start, end, self._max))
+        group_start, group_end = spans[0]
+        for start, end in spans[1:]:
+            if end - group_start <= self._max:
+                group_end = end
+            else:
+                self._add_chunk(text, group_start, group_end)
+                group_start, group_end = start, end
+        self._add_chunk(text, group_start, group_end)
+        self._pending = []
+
+    def _add_chunk(self, text: str, start: int, end: int) -> None:
+        self._chunks.append(Chunk(len(self._chunks), self._heading, self._page, start, end, text[start:end]))
+
+
+def _split_long(text: str, start: int, end: int, limit: int) -> list[tuple[int, int]]:
+    """Cut ``text[start:end]`` into spans of at most ``limit`` chars at sentence or word ends."""
+    spans = []
+    while end - start > limit:
+        window = text[start:start + limit + 1]
+        cut = _last_sentence_end(window, limit)
+        if cut is None:
+            space = window.rfind(" ", 0, limit + 1)
+            cut = space if space > 0 else limit
+        piece_end = start + len(window[:cut].rstrip())
+        spans.append((start, piece_end))
+        start += cut
+        while start < end and text[start].isspace():
+            start += 1
+    if start < end:
+        spans.append((start, end))
+    return spans
+
+
+def _last_sentence_end(window: str, limit: int) -> int | None:
+    best = None
+    for match in _SENTENCE_END.finditer(window):
+        if match.end() > limit:
+            break
+        best = match.end()
+    return best if best is not None and best > limit // 3 else None

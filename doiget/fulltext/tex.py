@@ -1,0 +1,265 @@
+"""arXiv LaTeX source (``/e-print/<id>``) -> sectioned text.
+
+The e-print is a gzipped tarball or a single gzipped .tex (sometimes neither). It is unpacked
+in memory only, with bounded decompression; absolute paths, ``..`` components, links and
+device entries make the whole archive refused (BLOCKED), and the size/file-count caps
+stop it (TOO_LARGE). The main file is the one with ``\\documentclass`` (preferring one with
+``\\begin{document}``); ``\\input``/``\\include`` are inlined.
+"""
+from __future__ import annotations
+
+import io
+import posixpath
+import re
+import tarfile
+import zlib
+from dataclasses import dataclass
+
+from doiget.errors import DoigetError, ErrorCode
+from doiget.fulltext.builder import TextBuilder, clean_inline
+from doiget.fulltext.document import Document
+
+MAX_TOTAL_BYTES = 50 * 1024 * 1024
+MAX_FILES = 2000
+MAX_INPUT_DEPTH = 20
+TEXT_EXTENSIONS = (".tex", ".ltx", ".bbl", ".bib", ".sty", ".cls", ".bst", ".txt")
+PREFERRED_MAIN_STEMS = ("main", "ms", "paper", "article")
+_READ_CHUNK = 1 << 16
+
+_COMMENT = re.compile(r"(?<!\\)%.*")
+_INPUT = re.compile(r"\\(?:input|include)\s*\{([^}]+)\}")
+_DOCCLASS = re.compile(r"\\documentclass\b")
+_BEGIN_DOC = re.compile(r"\\begin\s*\{document\}")
+_END_DOC = re.compile(r"\\end\s*\{document\}")
+_MATH_ENVS = ("equation", "equation*", "align", "align*", "gather", "gather*", "multline", "multline*",
+              "eqnarray", "eqnarray*", "displaymath", "math")
+_MATH = re.compile(
+    r"\$\$.+?\$\$|\\\[.+?\\\]|\\\(.+?\\\)|(?<!\\)\$.+?(?<!\\)\$|"
+    r"\\begin\{(" + "|".join(re.escape(e) for e in _MATH_ENVS) + r")\}.*?\\end\{\1\}",
+    re.S,
+)
+_SECTION = re.compile(r"\\(section|subsection|subsubsection|chapter)\*?\s*(?:\[[^\]]*\])?\s*\{")
+_LEVELS = {"chapter": 2, "section": 2, "subsection": 3, "subsubsection": 3}
+_DROP_WITH_ARG = re.compile(
+    r"\\(?:label|includegraphics|bibliographystyle|bibliography|vspace|hspace|thanks|footnotetext|"
+    r"usepackage|newcommand|renewcommand|setlength|addbibresource)\*?\s*(?:\[[^\]]*\])?\s*\{[^{}]*\}")
+_UNWRAP = re.compile(
+    r"\\(?:emph|textbf|textit|texttt|textsc|textrm|textsf|underline|mbox|text|caption|footnote|"
+    r"paragraph|subparagraph|url|textsuperscript|textsubscript)\*?\s*(?:\[[^\]]*\])?\s*\{([^{}]*)\}")
+_CITE = re.compile(r"\\(?:cite[a-z]*|ref|eqref|autoref|cref|Cref)\*?\s*(?:\[[^\]]*\])*\s*\{([^{}]*)\}")
+_ENV_LINE = re.compile(r"\\(?:begin|end)\s*\{[^}]*\}(?:\s*\[[^\]]*\])?")
+_ITEM = re.compile(r"\\item\b\s*(?:\[([^\]]*)\])?")
+_BARE_COMMAND = re.compile(r"\\(?:maketitle|centering|noindent|newpage|clearpage|small|large|Large|"
+                           r"footnotesize|normalsize|bigskip|medskip|smallskip|par|hline|toprule|midrule|"
+                           r"bottomrule|tableofcontents|appendix)\b\s*")
+_ESCAPES = {r"\%": "%", r"\&": "&", r"\_": "_", r"\#": "#", r"\$": "$", "~": " ", "``": "“", "''": "”"}
+
+
+@dataclass(frozen=True, slots=True)
+class TexSource:
+    """The text files of an e-print (path -> text) and which one is the main document."""
+
+    main_file: str
+    files: dict[str, str]
+
+    def flattened(self) -> str:
+        """The main file with ``\\input``/``\\include`` replaced by the included text."""
+        return self._inline(self.main_file, 0, frozenset())
+
+    def _inline(self, name: str, depth: int, seen: frozenset[str]) -> str:
+        text = _strip_comments(self.files[name])
+        if depth >= MAX_INPUT_DEPTH:
+            return text
+        base = posixpath.dirname(self.main_file)
+
+        def replace(match: re.Match[str]) -> str:
+            target = self._resolve(match.group(1).strip(), base)
+            if target is None or target in seen:
+                return ""
+            return self._inline(target, depth + 1, seen | {name})
+
+        return _INPUT.sub(replace, text)
+
+    def _resolve(self, ref: str, base: str) -> str | None:
+        for candidate in (ref, ref + ".tex"):
+            for path in (posixpath.normpath(posixpath.join(base, candidate)), posixpath.normpath(candidate)):
+                if path in self.files:
+                    return path
+        return None
+
+
+def read_tex_source(data: bytes, max_total_bytes: int = MAX_TOTAL_BYTES, max_files: int = MAX_FILES) -> TexSource:
+    """Unpack an arXiv e-print in memory and pick its main .tex file."""
+    if data[:4] == b"%PDF":
+        raise DoigetError(ErrorCode.INVALID_INPUT, "e-print is a PDF, not LaTeX source")
+    raw = _gunzip(data, max_total_bytes) if data[:2] == b"\x1f\x8b" else data
+    if len(raw) > max_total_bytes:
+        raise DoigetError(ErrorCode.TOO_LARGE, f"e-print larger than {max_total_bytes} bytes")
+    files = _untar(raw, max_total_bytes, max_files) if _is_tar(raw) else {"main.tex": _decode(raw)}
+    return TexSource(_main_file(files), files)
+
+
+def extract_tex(data: bytes) -> Document:
+    """Turn an e-print's main document into sectioned text; math is kept as TeX."""
+    source = read_tex_source(data)
+    text = source.flattened()
+    title = _braced_after(text, re.compile(r"\\title\s*(?:\[[^\]]*\])?\s*\{"))
+    begin, end = _BEGIN_DOC.search(text), _END_DOC.search(text)
+    body = text[begin.end() if begin else 0: end.start() if end else len(text)]
+    builder = TextBuilder()
+    if title:
+        builder.heading(_plain(title), 1)
+    _emit_body(builder, body)
+    return builder.build("tex", title=_plain(title) if title else None)
+
+
+def _gunzip(data: bytes, limit: int) -> bytes:
+    """Decompress (possibly multi-member) gzip, stopping as soon as output passes ``limit``."""
+    out = bytearray()
+    remaining = data
+    while remaining[:2] == b"\x1f\x8b":
+        decomp = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        pending = remaining
+        try:
+            while True:
+                chunk = decomp.decompress(pending, _READ_CHUNK)
+                out += chunk
+                if len(out) > limit:
+                    raise DoigetError(ErrorCode.TOO_LARGE, f"e-print decompresses to more than {limit} bytes")
+                pending = decomp.unconsumed_tail
+                if decomp.eof:
+                    break
+                if not pending and not chunk:
+                    raise DoigetError(ErrorCode.INVALID_INPUT, "e-print gzip stream is truncated")
+        except zlib.error as exc:
+            raise DoigetError(ErrorCode.INVALID_INPUT, f"e-print is not valid gzip: {exc}") from exc
+        remaining = decomp.unused_data
+    return bytes(out)
+
+
+def _is_tar(raw: bytes) -> bool:
+    return len(raw) >= 512 and raw[257:262] == b"ustar"
+
+
+def _untar(raw: bytes, max_total_bytes: int, max_files: int) -> dict[str, str]:
+    files: dict[str, str] = {}
+    total = count = 0
+    try:
+        with tarfile.open(fileobj=io.BytesIO(raw), mode="r:") as archive:
+            for member in archive:
+                _check_member(member)
+                if member.isdir():
+                    continue
+                count += 1
+                total += member.size
+                if count > max_files:
+                    raise DoigetError(ErrorCode.TOO_LARGE, f"e-print has more than {max_files} files")
+                if total > max_total_bytes:
+                    raise DoigetError(ErrorCode.TOO_LARGE, f"e-print files exceed {max_total_bytes} bytes")
+                name = posixpath.normpath(member.name)
+                if name.lower().endswith(TEXT_EXTENSIONS):
+                    handle = archive.extractfile(member)
+                    files[name] = _decode(handle.read() if handle else b"")
+    except tarfile.TarError as exc:
+        raise DoigetError(ErrorCode.INVALID_INPUT, f"e-print tarball is corrupt: {exc}") from exc
+    return files
+
+
+def _check_member(member: tarfile.TarInfo) -> None:
+    name = member.name
+    if name.startswith(("/", "\\")) or re.match(r"^[A-Za-z]:", name) or ".." in re.split(r"[/\\]", name):
+        raise DoigetError(ErrorCode.BLOCKED, f"e-print member with unsafe path refused: {name!r}")
+    if not (member.isfile() or member.isdir()):
+        raise DoigetError(ErrorCode.BLOCKED, f"e-print member that is a link or device refused: {name!r}")
+
+
+def _decode(raw: bytes) -> str:
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return raw.decode("latin-1")
+
+
+def _main_file(files: dict[str, str]) -> str:
+    candidates = []
+    for name, text in files.items():
+        if not name.lower().endswith((".tex", ".ltx")):
+            continue
+        code = _strip_comments(text)
+        if _DOCCLASS.search(code):
+            stem = posixpath.splitext(posixpath.basename(name))[0].lower()
+            candidates.append((not _BEGIN_DOC.search(code), stem not in PREFERRED_MAIN_STEMS,
+                               name.count("/"), name))
+    if not candidates:
+        raise DoigetError(ErrorCode.INVALID_INPUT, "e-print has no .tex file with \\documentclass")
+    return min(candidates)[-1]
+
+
+def _strip_comments(text: str) -> str:
+    return _COMMENT.sub("", text)
+
+
+def _braced_after(text: str, opener: re.Pattern[str]) -> str | None:
+    match = opener.search(text)
+    if not match:
+        return None
+    depth, start = 1, match.end()
+    for i in range(start, len(text)):
+        if text[i] == "{" and text[i - 1] != "\\":
+            depth += 1
+        elif text[i] == "}" and text[i - 1] != "\\":
+            depth -= 1
+            if depth == 0:
+                return text[start:i]
+    return None
+
+
+def _emit_body(builder: TextBuilder, body: str) -> None:
+    abstract = re.search(r"\\begin\{abstract\}(.*?)\\end\{abstract\}", body, re.S)
+    if abstract:
+        builder.heading("Abstract", 2)
+        _emit_paragraphs(builder, abstract.group(1))
+        body = body[:abstract.start()] + body[abstract.end():]
+    body = re.sub(r"\\begin\{thebibliography\}.*?\\end\{thebibliography\}", "", body, flags=re.S)
+    position = 0
+    for match in _SECTION.finditer(body):
+        title = _braced_after(body[match.start():], _SECTION)
+        if title is None:
+            continue
+        _emit_paragraphs(builder, body[position:match.start()])
+        builder.heading(_plain(title), _LEVELS[match.group(1)])
+        position = match.end() + len(title) + 1
+    _emit_paragraphs(builder, body[position:])
+
+
+def _emit_paragraphs(builder: TextBuilder, text: str) -> None:
+    for block in re.split(r"\n\s*\n", _plain(text, keep_breaks=True)):
+        builder.paragraph(clean_inline(block))
+
+
+def _plain(text: str, keep_breaks: bool = False) -> str:
+    """Strip common commands from LaTeX prose; math spans are kept verbatim (display as $$...$$)."""
+    maths: list[str] = []
+
+    def protect(match: re.Match[str]) -> str:
+        span = match.group(0)
+        if match.group(1):
+            span = f"\n\n{span}\n\n"
+        elif span.startswith(("\\[", "$$")):
+            span = f"\n\n$${span[2:-2].strip()}$$\n\n"
+        maths.append(span)
+        return f"\x00{len(maths) - 1}\x00"
+
+    text = _MATH.sub(protect, text)
+    text = _DROP_WITH_ARG.sub("", text)
+    text = _CITE.sub(lambda m: "[" + ", ".join(p.strip() for p in m.group(1).split(",")) + "]", text)
+    for _ in range(3):  # nested formatting such as \textbf{\emph{x}}
+        text = _UNWRAP.sub(r"\1", text)
+    text = _ITEM.sub(lambda m: "\n\n- " + (f"{m.group(1)} " if m.group(1) else ""), text)
+    text = _ENV_LINE.sub("\n\n", text)
+    text = _BARE_COMMAND.sub("", text)
+    text = text.replace("\\\\", "\n")
+    for escaped, plain in _ESCAPES.items():
+        text = text.replace(escaped, plain)
+    text = re.sub(r"\x00(\d+)\x00", lambda m: maths[int(m.group(1))], text)
+    return text if keep_breaks else clean_inline(text)
