@@ -1,0 +1,98 @@
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import bibtexparser
+import pytest
+from export_helpers import UPSTREAM
+
+from doiget.export.bibtex import entry_type, latex_escape, to_bibtex
+from doiget.export.importer import parse_bibliography
+from doiget.models import Author, Work
+
+
+def _entries(text: str) -> dict[str, dict[str, str]]:
+    library = bibtexparser.parse_string(text)
+    assert not library.failed_blocks
+    return {e.key: {name: f.value for name, f in e.fields_dict.items()} | {"ENTRYTYPE": e.entry_type}
+            for e in library.entries}
+
+
+def test_escapes_ascii_specials_and_non_ascii_letters():
+    assert latex_escape("R&D 50% $5 #1 a_b {x} ~ ^ \\") == (
+        r"R\&D 50\% \$5 \#1 a\_b \{x\} \textasciitilde{} \textasciicircum{} \textbackslash{}")
+    assert latex_escape("Müller Gödel Érdős Straße Ørsted Åsa Łukasiewicz Peña") == (
+        r'M{\"u}ller G{\"o}del {\'E}rd{\H{o}}s Stra{\ss}e {\O}rsted {\r{A}}sa {\L}ukasiewicz Pe{\~n}a')
+    assert latex_escape("α-helix") == r"{\ensuremath{\alpha}}-helix"
+
+
+@pytest.mark.parametrize(("csl_type", "arxiv", "venue", "expected"), [
+    ("article-journal", None, "Nature", "article"),
+    ("paper-conference", None, "NeurIPS", "inproceedings"),
+    ("chapter", None, "Handbook", "incollection"),
+    ("book", None, None, "book"),
+    ("thesis", None, None, "phdthesis"),
+    ("report", None, None, "techreport"),
+    ("preprint", "1707.08567", None, "misc"),
+    ("article-journal", "1707.08567", None, "misc"),
+    ("article-journal", "1707.08567", "Nature", "article"),
+    ("dataset", None, None, "misc"),
+])
+def test_entry_types(csl_type, arxiv, venue, expected):
+    assert entry_type(Work(type=csl_type, arxiv=arxiv, venue=venue)) == expected
+
+
+def test_journal_article_fields():
+    work = Work(
+        doi="10.1073/pnas.1414271111", type="article-journal", year=2014, volume="111", issue="45",
+        pages="E4832–E4841", venue="Proceedings of the National Academy of Sciences", publisher="PNAS",
+        title="Developing functional musculoskeletal tissues through hypoxia and LOX-induced collagen cross-linking",
+        authors=[Author.from_parts("Makris", "Eleftherios A."), Author.from_parts("Hu", "Jerry C.")],
+        pmid="25349395", pmcid="PMC4234609", url="https://doi.org/10.1073/pnas.1414271111",
+    )
+    fields = _entries(to_bibtex([work]))["makris2014developing"]
+    assert fields["ENTRYTYPE"] == "article"
+    assert fields["author"] == "Makris, Eleftherios A. and Hu, Jerry C."
+    assert fields["journal"] == "Proceedings of the National Academy of Sciences"
+    assert fields["title"].endswith("hypoxia and {LOX-induced} collagen cross-linking")
+    assert (fields["year"], fields["volume"], fields["number"], fields["pages"]) == ("2014", "111", "45", "E4832--E4841")
+    assert (fields["doi"], fields["pmid"], fields["pmcid"]) == ("10.1073/pnas.1414271111", "25349395", "PMC4234609")
+
+
+def test_preprint_is_misc_with_eprint_and_organisation_author_is_braced():
+    work = Work(arxiv="1707.08567", type="preprint", year=2017, title="Attention Is All You Need",
+                authors=[Author(name="Google Brain Team", family="Google Brain Team")])
+    fields = _entries(to_bibtex([work]))["googlebrainteam2017attention"]
+    assert fields["ENTRYTYPE"] == "misc"
+    assert (fields["eprint"], fields["archivePrefix"]) == ("1707.08567", "arXiv")
+    assert fields["author"] == "{Google Brain Team}"
+
+
+def test_given_keys_are_used_and_must_match_in_number():
+    works = [Work(title="A"), Work(title="B")]
+    assert list(_entries(to_bibtex(works, keys=["k1", "k2"]))) == ["k1", "k2"]
+    with pytest.raises(ValueError):
+        to_bibtex(works, keys=["only-one"])
+
+
+@pytest.mark.skipif(not (shutil.which("pdflatex") and shutil.which("bibtex")), reason="no TeX toolchain")
+def test_exported_bib_of_real_fixtures_compiles_with_pdflatex_and_bibtex(tmp_path: Path):
+    text = (UPSTREAM / "bibtex" / "zotero_bbt_export_bunge_collection_901.bib").read_text(encoding="utf-8")
+    works = [record.work for record in parse_bibliography(text)]
+    works.append(Work(title="Greek α, math $x$, 100% & #1 in Łódź", year=2020, type="article-journal",
+                      venue="J. Ørsted_Studies", authors=[Author.from_parts("Gödel", "Kurt")]))
+    (tmp_path / "refs.bib").write_text(to_bibtex(works), encoding="utf-8")
+    (tmp_path / "doc.tex").write_text(
+        "\\documentclass{article}\\usepackage[T1]{fontenc}\\usepackage{url}\n"
+        "\\begin{document}\\nocite{*}\\bibliographystyle{plain}\\bibliography{refs}\\end{document}\n")
+    run = lambda *cmd: subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, timeout=60)  # noqa: E731
+    run("pdflatex", "-interaction=nonstopmode", "doc.tex")
+    bibtex = run("bibtex", "doc")
+    assert "error message" not in bibtex.stdout, bibtex.stdout
+    latex = run("pdflatex", "-interaction=nonstopmode", "-halt-on-error", "doc.tex")
+    assert latex.returncode == 0, latex.stdout[-2000:]
+    bbl = (tmp_path / "doc.bbl").read_text(encoding="latin-1")
+    assert bbl.count("\\bibitem") == len(works)
+    assert r'G{\"o}del' in bbl and r"{\O}rsted\_Studies" in bbl

@@ -1,0 +1,53 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import jsonschema
+import pytest
+from export_helpers import imported_fixtures
+
+from doiget.export.csl import to_csl_json
+from doiget.models import Author, Work
+
+SCHEMA = json.loads((Path(__file__).parent / "fixtures" / "csl-data.json").read_text(encoding="utf-8"))
+
+
+def test_items_of_real_fixtures_validate_against_the_official_schema():
+    works = [record.work for record in imported_fixtures()]
+    works.append(Work(arxiv="1707.08567", openalex="W2741809807", type="preprint", title="A preprint", year=2017))
+    items = to_csl_json(works)
+    jsonschema.validate(items, SCHEMA)
+    assert len(items) == len(works) == len({item["id"] for item in items})
+
+
+def test_schema_rejects_what_it_should():
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate([{"id": "x", "type": "preprint"}], SCHEMA)  # CSL 1.0 has no preprint type
+
+
+def test_fields():
+    work = Work(
+        doi="10.1038/s42256-024-00832-8", pmid="38799228", pmcid="PMC11116106", type="article-journal",
+        title="Augmenting large language models with chemistry tools", venue="Nature Machine Intelligence",
+        year=2024, published="2024-05-08", volume="6", issue="5", pages="525-535",
+        publisher="Springer Science and Business Media LLC", abstract="Large language models ...",
+        authors=[Author.from_parts("M. Bran", "Andres"), Author(name="IBM Research", family="IBM Research")],
+        url="https://doi.org/10.1038/s42256-024-00832-8",
+    )
+    (item,) = to_csl_json([work], keys=["bran2024"])
+    assert item == {
+        "id": "bran2024", "citation-key": "bran2024", "type": "article-journal",
+        "title": "Augmenting large language models with chemistry tools",
+        "author": [{"family": "M. Bran", "given": "Andres"}, {"literal": "IBM Research"}],
+        "issued": {"date-parts": [[2024, 5, 8]]}, "container-title": "Nature Machine Intelligence",
+        "volume": "6", "issue": "5", "page": "525-535", "DOI": "10.1038/s42256-024-00832-8",
+        "URL": "https://doi.org/10.1038/s42256-024-00832-8", "PMID": "38799228", "PMCID": "PMC11116106",
+        "publisher": "Springer Science and Business Media LLC", "abstract": "Large language models ...",
+    }
+
+
+def test_preprint_becomes_article_with_arxiv_number():
+    (item,) = to_csl_json([Work(arxiv="1707.08567", type="preprint", year=2017)])
+    assert (item["type"], item["number"], item["custom"]) == ("article", "arXiv:1707.08567", {"arxiv": "1707.08567"})
+    assert item["issued"] == {"date-parts": [[2017]]}

@@ -1,0 +1,51 @@
+from __future__ import annotations
+
+import pytest
+
+from doiget.export.ris import ris_type, to_ris
+from doiget.models import Author, Work
+
+
+def read_ris(text: str) -> list[dict[str, list[str]]]:
+    """Minimal RIS reader: ``TAG  - value`` lines grouped into records closed by ``ER``."""
+    records, current = [], {}
+    for line in text.splitlines():
+        if not line.strip():
+            continue
+        tag, sep, value = line[:2], line[2:6], line[6:]
+        assert sep == "  - ", line
+        if tag == "ER":
+            records.append(current)
+            current = {}
+        else:
+            current.setdefault(tag, []).append(value)
+    assert not current
+    return records
+
+
+@pytest.mark.parametrize(("csl_type", "expected"), [
+    ("article-journal", "JOUR"), ("paper-conference", "CONF"), ("chapter", "CHAP"), ("book", "BOOK"),
+    ("thesis", "THES"), ("report", "RPRT"), ("preprint", "GEN"), (None, "GEN"),
+])
+def test_types(csl_type, expected):
+    assert ris_type(Work(type=csl_type)) == expected
+
+
+def test_record_fields_and_one_line_values():
+    work = Work(type="article-journal", title="Developing functional\nmusculoskeletal tissues", year=2014,
+                authors=[Author.from_parts("Makris", "Eleftherios A."), Author(name="PNAS Team", family="PNAS Team")],
+                venue="PNAS", volume="111", issue="45", pages="E4832–E4841", doi="10.1073/pnas.1414271111",
+                url="https://doi.org/10.1073/pnas.1414271111", abstract="Line one.\n\nLine two.", pmid="25349395")
+    (record,) = read_ris(to_ris([work]))
+    assert record == {
+        "TY": ["JOUR"], "AU": ["Makris, Eleftherios A.", "PNAS Team"],
+        "TI": ["Developing functional musculoskeletal tissues"], "T2": ["PNAS"], "PY": ["2014"],
+        "VL": ["111"], "IS": ["45"], "SP": ["E4832"], "EP": ["E4841"], "DO": ["10.1073/pnas.1414271111"],
+        "UR": ["https://doi.org/10.1073/pnas.1414271111"], "AB": ["Line one. Line two."], "AN": ["pmid:25349395"],
+    }
+
+
+def test_single_page_and_several_records():
+    records = read_ris(to_ris([Work(title="A", pages="e1003"), Work(title="B")]))
+    assert [r["TI"] for r in records] == [["A"], ["B"]]
+    assert "EP" not in records[0] and records[0]["SP"] == ["e1003"]
