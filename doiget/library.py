@@ -3,6 +3,7 @@ server and the CLI are thin adapters over it."""
 from __future__ import annotations
 
 import os
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -14,6 +15,7 @@ from doiget.config import Config, load_config
 from doiget.errors import DoigetError, ErrorCode
 from doiget.models import Entry, SearchHit, Work
 from doiget.refs import Ref
+from doiget.sources.base import Http
 from doiget.store import entries as entry_store
 from doiget.store.fts import compile_query, is_fts_error
 from doiget.store.health import health_report
@@ -36,15 +38,33 @@ def open_library(home: str | os.PathLike[str] | None = None) -> "Library":
 class Library:
     """A personal paper library on disk. Methods raise :class:`doiget.DoigetError` on failure."""
 
-    def __init__(self, config: Config) -> None:
+    def __init__(self, config: Config, *, http: Http | None = None, no_cache: bool = False) -> None:
         self.config = config
         self.store = Store(config.home)
+        self._http = http
+        self._no_cache = no_cache
+        self._http_lock = threading.Lock()
+
+    @property
+    def http(self) -> Http:
+        """The one HTTP client (created on first use); CAPABILITY_DENIED unless the profile allows network."""
+        self.config.require("network")
+        with self._http_lock:
+            if self._http is None:
+                from doiget.sources.http import HttpClient
+                from doiget.store.netlog import ProvenanceLog, SqliteCache
+
+                self._http = HttpClient(contact_email=self.config.contact_email, record=ProvenanceLog(self.store),
+                                        cache=SqliteCache(self.store), no_cache=self._no_cache)
+            return self._http
 
     @property
     def home(self) -> Path:
         return self.config.home
 
     def close(self) -> None:
+        if self._http is not None and hasattr(self._http, "close"):
+            self._http.close()
         self.store.close()
 
     def __enter__(self) -> "Library":

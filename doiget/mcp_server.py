@@ -10,7 +10,6 @@ import logging
 import os
 import sys
 import threading
-from dataclasses import dataclass
 from typing import Any
 
 import anyio
@@ -23,7 +22,8 @@ from doiget import __version__
 from doiget.config import Config, load_config
 from doiget.errors import DoigetError, ErrorCode
 from doiget.library import Library
-from doiget.mcp_tools import TOOLS, ToolSpec
+from doiget.tools import TOOLS
+from doiget.tools.spec import ToolSpec
 from doiget.models import failure, ok
 
 log = logging.getLogger("doiget.mcp")

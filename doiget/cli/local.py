@@ -1,114 +1,17 @@
-"""The ``doiget`` command: a thin adapter over :class:`doiget.Library`.
-
-Human-readable output by default, ``--json`` for scripts. Errors go to stderr with a non-zero
-exit code: 1 for a doiget error (the code is printed), 2 for bad usage.
-"""
+"""CLI commands over the local library: info, search, recent, tags, collections, annotate,
+delete, gc, health, migrate, sql, demo, serve."""
 from __future__ import annotations
 
 import argparse
-import json
 import sys
-from collections.abc import Callable, Sequence
 from typing import Any
 
-from doiget import __version__
+from doiget.cli import Command
+from doiget.cli.common import (render_entries, render_entry, render_hits, render_kv, render_table,
+                               open_lib)
 from doiget.config import load_config
-from doiget.errors import DoigetError, ErrorCode
-from doiget.library import Library
 from doiget.store.health import health_report
 
-Handler = Callable[[argparse.Namespace], Any]
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    if not getattr(args, "handler", None):
-        parser.print_help(sys.stderr)
-        return 2
-    try:
-        result = args.handler(args)
-    except DoigetError as exc:
-        if args.json:
-            print(json.dumps({"ok": False, "error": exc.to_dict()}))
-        print(f"doiget: {exc.code.value}: {exc.message}", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        print("doiget: interrupted", file=sys.stderr)
-        return 130
-    if result is not None:
-        emit(args, result)
-    return 0
-
-
-def emit(args: argparse.Namespace, result: Any) -> None:
-    """Print ``result``: JSON with --json, else the command's own text rendering."""
-    if args.json:
-        print(json.dumps({"ok": True, **result}, ensure_ascii=False, indent=2, default=str))
-    else:
-        print(args.render(result))
-
-
-def open_lib(args: argparse.Namespace) -> Library:
-    return Library(load_config(args.home))
-
-
-# ---- rendering ---------------------------------------------------------------------------
-def _entry_line(entry: dict[str, Any]) -> str:
-    authors = entry.get("authors") or []
-    names = [a["name"] if isinstance(a, dict) else a for a in authors]
-    who = names[0] + (" et al." if len(names) > 1 else "") if names else "?"
-    year = entry.get("year") or "n.d."
-    flags = " [pdf]" if entry.get("has_pdf") else ""
-    tags = f"  #{' #'.join(entry['tags'])}" if entry.get("tags") else ""
-    return f"{entry.get('ref') or ''}  {who} ({year}) {entry.get('title') or '(untitled)'}{flags}{tags}"
-
-
-def _render_entry(result: dict[str, Any]) -> str:
-    e = result["entry"]
-    lines = [e.get("title") or "(untitled)"]
-    if e.get("authors"):
-        lines.append(", ".join(a["name"] for a in e["authors"]))
-    lines.append(" · ".join(str(x) for x in (e.get("venue"), e.get("year"), e.get("type")) if x))
-    lines.append("ids: " + ", ".join(f"{k}:{e[k]}" for k in ("doi", "arxiv", "pmid", "pmcid", "openalex")
-                                     if e.get(k)))
-    for label, key in (("tags", "tags"), ("collections", "collections")):
-        if e.get(key):
-            lines.append(f"{label}: {', '.join(e[key])}")
-    if e.get("annotation"):
-        lines.append(f"annotation: {e['annotation']}")
-    for artefact in e.get("artefacts", []):
-        lines.append(f"artefact: {artefact['kind']} {artefact['size']} bytes sha256:{artefact['sha256'][:12]}")
-    if e.get("abstract"):
-        lines += ["", e["abstract"]]
-    return "\n".join(line for line in lines if line is not None)
-
-
-def _render_hits(result: dict[str, Any]) -> str:
-    if not result["hits"]:
-        return "no matches"
-    return "\n".join(f"{i}. {_entry_line(h)}\n   {h['snippet']}" for i, h in enumerate(result["hits"], 1))
-
-
-def _render_entries(result: dict[str, Any]) -> str:
-    return "\n".join(_entry_line(e) for e in result["entries"]) or "the library is empty"
-
-
-def _render_table(result: dict[str, Any]) -> str:
-    rows = [result["columns"]] + [["" if v is None else str(v) for v in row] for row in result["rows"]]
-    widths = [min(60, max(len(str(r[i])) for r in rows)) for i in range(len(result["columns"]))]
-    lines = ["  ".join(str(v)[:60].ljust(w) for v, w in zip(row, widths)) for row in rows]
-    if result.get("truncated"):
-        lines.append(f"(cut at {len(result['rows'])} rows)")
-    return "\n".join(lines)
-
-
-def _render_kv(result: dict[str, Any]) -> str:
-    return "\n".join(f"{k}: {json.dumps(v, ensure_ascii=False) if isinstance(v, (dict, list)) else v}"
-                     for k, v in result.items())
-
-
-# ---- commands ----------------------------------------------------------------------------
 def cmd_info(args):
     with open_lib(args) as lib:
         entry = lib.info(args.ref)
@@ -160,7 +63,7 @@ def _render_collection(result: dict[str, Any]) -> str:
         return "\n".join(f"{c['name']} ({c['count']})" + (f" — {c['description']}" if c["description"] else "")
                          for c in result["collections"]) or "no collections"
     if "entries" in result:
-        return _render_entries(result)
+        return render_entries(result)
     if "deleted" in result:
         return f"deleted collection {result['deleted']}"
     c = result["collection"]
@@ -223,27 +126,13 @@ def cmd_serve(args):
     serve(args.home)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    # SUPPRESS: an option given before the command must survive the subcommand's defaults.
-    common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--home", default=argparse.SUPPRESS,
-                        help="library directory (default: $DOIGET_HOME or the platform data dir)")
-    common.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help="print JSON instead of text")
-    parser = argparse.ArgumentParser(prog="doiget", description="A personal scholarly-paper knowledge base.")
-    parser.add_argument("--home", help="library directory (default: $DOIGET_HOME or the platform data dir)")
-    parser.add_argument("--json", action="store_true", help="print JSON instead of text")
-    parser.add_argument("--version", action="version", version=f"doiget {__version__}")
-    sub = parser.add_subparsers(metavar="COMMAND")
 
-    def command(name: str, handler: Handler, render: Callable[[Any], str], help_: str) -> argparse.ArgumentParser:
-        p = sub.add_parser(name, parents=[common], help=help_, description=help_)
-        p.set_defaults(handler=handler, render=render)
-        return p
-
+def register(command: Command) -> None:
+    """Add this module's subcommands through ``command(name, handler, render, help)``."""
     command("serve", cmd_serve, str, "run the MCP server on stdin/stdout")
-    p = command("info", cmd_info, _render_entry, "show one paper of the library")
+    p = command("info", cmd_info, render_entry, "show one paper of the library")
     p.add_argument("ref")
-    p = command("search", cmd_search, _render_hits, "search the library's metadata and notes")
+    p = command("search", cmd_search, render_hits, "search the library's metadata and notes")
     p.add_argument("query")
     p.add_argument("-n", "--limit", type=int, default=20)
     p.add_argument("--year-from", type=int)
@@ -251,7 +140,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--tag")
     p.add_argument("--collection")
     p.add_argument("--has-pdf", action=argparse.BooleanOptionalAction, default=None)
-    p = command("recent", cmd_recent, _render_entries, "list the most recently added papers")
+    p = command("recent", cmd_recent, render_entries, "list the most recently added papers")
     p.add_argument("-n", type=int, default=10)
     p = command("tag", cmd_tag, lambda r: f"{r['ref']}: {', '.join(r['tags']) or '(no tags)'}", "add tags")
     p.add_argument("ref")
@@ -281,14 +170,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = command("gc", cmd_gc, _render_gc, "remove unreferenced blobs and expired cache rows")
     p.add_argument("--grace", type=float, default=900, help="keep orphans younger than this many seconds")
     p.add_argument("--dry-run", action="store_true")
-    command("health", cmd_health, _render_kv, "report the store's location, schema revision and counts")
-    command("migrate", cmd_migrate, _render_kv, "upgrade the store's schema to this version of doiget")
-    p = command("sql", cmd_sql, _render_table, "run one read-only SQL statement ('-' reads stdin)")
+    command("health", cmd_health, render_kv, "report the store's location, schema revision and counts")
+    command("migrate", cmd_migrate, render_kv, "upgrade the store's schema to this version of doiget")
+    p = command("sql", cmd_sql, render_table, "run one read-only SQL statement ('-' reads stdin)")
     p.add_argument("query")
     p.add_argument("--max-rows", type=int, default=1000)
     command("demo", cmd_demo, _render_demo, "load a small bundled sample library to try doiget offline")
-    return parser
-
-
-if __name__ == "__main__":
-    sys.exit(main())

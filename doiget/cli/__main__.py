@@ -1,0 +1,3 @@
+from doiget.cli import run
+
+run()
