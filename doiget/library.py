@@ -312,6 +312,14 @@ class Library:
         return {"orphan_blobs": [sha for sha, _ in orphans], "temp_files": len(temps), "bytes_freed": freed,
                 "cache_rows_expired": expired, "dry_run": dry_run}
 
+    # ---- resolving and fetching (sources, doiget/fetch.py) -------------------------------
+
+    # ---- full text (doiget/fulltext/) ---------------------------------------------------
+
+    # ---- bibliography, citations strings, notes (doiget/export/, doiget/citations.py) ---
+
+    # ---- citation graph (doiget/graph.py) ------------------------------------------------
+
     # ---- introspection ------------------------------------------------------------------
     def health(self) -> dict[str, Any]:
         """Store location, schema revision, counts and integrity of this library."""
