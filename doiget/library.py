@@ -128,15 +128,12 @@ class Library:
         try:
             with self.store.read() as conn:
                 rows = conn.execute(text(sql), params).all()
-                entries = {e.id: e for e in entry_store.load(conn, [r.id for r in rows])}
+                shown = entry_store.summaries(conn, [r.id for r in rows])
         except OperationalError as exc:
             if is_fts_error(exc.orig):
                 raise DoigetError(ErrorCode.INVALID_QUERY, f"cannot search for {query!r}: {exc.orig}") from exc
             raise
-        return [SearchHit(id=r.id, ref=str(entries[r.id].ref), title=entries[r.id].title,
-                          authors=[a.name for a in entries[r.id].authors], year=entries[r.id].year,
-                          venue=entries[r.id].venue, tags=entries[r.id].tags, has_pdf=entries[r.id].has_pdf,
-                          score=r.score, snippet=r.snippet) for r in rows]
+        return [SearchHit(id=r.id, score=r.score, snippet=r.snippet, **shown[r.id]) for r in rows]
 
     def delete(self, ref: RefLike) -> dict[str, Any]:
         """Remove an entry and everything attached to it, then the blobs nothing else references."""
