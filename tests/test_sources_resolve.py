@@ -108,7 +108,7 @@ def test_plan_publisher_pdf_then_europe_pmc(pnas):
     assert pnas.urls()[-1] == UNPAYWALL + "10.1073/pnas.1414271111"
     assert plan.candidates == [
         Candidate(source="oa_pdf", url="https://www.pnas.org/content/pnas/111/45/E4832.full.pdf"),
-        Candidate(source="europepmc", url="https://europepmc.org/articles/PMC4234579?pdf=render"),
+        Candidate(source="europepmc_pdf", url="https://europepmc.org/articles/PMC4234579?pdf=render"),
     ]
     assert (plan.oa_status, plan.reason, plan.suggested_arxiv_id) == ("bronze", None, None)
 
@@ -120,7 +120,7 @@ def test_plan_puts_suggested_arxiv_copy_first(upstream):
     assert [(c.source, c.url) for c in plan.candidates] == [
         ("arxiv_pdf", "https://arxiv.org/pdf/1304.1068"),
         ("oa_pdf", "https://dash.harvard.edu/bitstream/1/12285462/1/Nanometer-Scale%20Thermometry.pdf"),
-        ("oa_pdf", "http://europepmc.org/articles/pmc4221854?pdf=render"),
+        ("oa_pdf", "https://europepmc.org/articles/pmc4221854?pdf=render"),  # asked for over https
     ]
 
 
@@ -146,6 +146,6 @@ def test_plan_for_arxiv_and_europe_pmc_works_without_unpaywall(upstream):
     assert http.calls == [] and plan.suggested_arxiv_id is None
     pmc_work = resolve(http, Ref.parse("PMID:40437959")).model_copy(update={"doi": None})
     plan = oa_plan(http, pmc_work)
-    assert plan.candidates == [Candidate(source="europepmc", url="https://europepmc.org/articles/PMC12120539?pdf=render")]
+    assert plan.candidates == [Candidate(source="europepmc_pdf", url="https://europepmc.org/articles/PMC12120539?pdf=render")]
     closed_pmc = resolve(http, Ref.parse("PMID:39709209")).model_copy(update={"doi": None})
     assert oa_plan(http, closed_pmc).reason == "no_pdf_url"
