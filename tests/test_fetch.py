@@ -4,10 +4,11 @@ nothing partial in blobs/ and a provenance row written."""
 from __future__ import annotations
 
 import hashlib
+import json
 
 import pytest
 from fetchenv import (ARXIV_ID, PDF, PNAS_DOI, PNAS_PMCID, XGEN_DOI, arxiv_pdf_path, crossref_path,
-                      europepmc_pdf_path, openalex_path, pdf_bytes, recording, serve_arxiv, serve_pnas, serve_xgen,
+                      openalex_path, pdf_bytes, recording, serve_arxiv, serve_pnas, serve_xgen,
                       source_env, unpaywall_path)
 from loopback import Reply, _loopback_ca, _loopback_server, client_ca, https_server, redirect  # noqa: F401
 
@@ -182,7 +183,6 @@ def test_link_gives_the_openalex_identity_cluster(lib, env):
     assert linked["arxiv"] is None and lib.sql("SELECT count(*) FROM entries")["rows"] == [[0]]
     preprint = "10.48550/arxiv.2312.07559"
     item = recording("openalex/works_filter_title_search_paperqa.json")
-    import json
     env.route(openalex_path(preprint), Reply(200, json.dumps(json.loads(item)["results"][0]).encode()))
     assert lib.link(preprint)["arxiv"] == "2312.07559"
 

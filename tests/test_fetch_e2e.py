@@ -10,7 +10,7 @@ from functools import partial
 
 import anyio
 import pytest
-from fetchenv import ARXIV_ID, PNAS_DOI, XGEN_DOI, openalex_path, recording, serve_arxiv, serve_pnas, serve_xgen, source_env
+from fetchenv import ARXIV_ID, PNAS_DOI, XGEN_DOI, recording, serve_arxiv, serve_pnas, serve_xgen, source_env
 from loopback import Reply, _loopback_ca, _loopback_server, client_ca, https_server  # noqa: F401
 from test_mcp import session_calls
 
@@ -99,7 +99,6 @@ def test_cli_fetch_resolve_and_search(tmp_path, https_server, upstream_env):
     assert resolved.returncode == 0 and resolved.stdout.startswith("High-throughput screening")
     missing = run(home, upstream_env, "fetch", "10.1371/notarealdoi")
     assert missing.returncode == 1 and "NOT_FOUND" in missing.stderr and missing.stdout == ""
-    https_server.route(openalex_path("x"), Reply(404))
     https_server.route("/openalex/works", Reply(200, recording("openalex/works_filter_title_search_paperqa.json"),
                                                 {"Content-Type": "application/json"}))
     search = run(home, upstream_env, "search-remote", "PaperQA", "--filter", "publication_year=2023")

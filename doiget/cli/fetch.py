@@ -1,13 +1,14 @@
-"""CLI commands that reach the network: fetch, batch, resolve, search-remote."""
+"""CLI commands that reach the network: fetch, batch, resolve, search-remote.
+
+rich and the MCP result shapers are imported inside the commands: every ``doiget`` invocation
+builds this parser, and most never need them.
+"""
 from __future__ import annotations
 
 import argparse
 import contextlib
 import sys
 from typing import Any
-
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from doiget import fetch as pipeline
 from doiget.cli import Command
@@ -16,8 +17,6 @@ from doiget.config import load_config
 from doiget.errors import DoigetError, ErrorCode
 from doiget.library import Library
 from doiget.refs import Ref
-from doiget.tools.fetch import batch_json, fetch_json, work_json
-from doiget.tools.spec import entry_dict
 
 
 def _open(args: argparse.Namespace) -> Library:
@@ -25,6 +24,8 @@ def _open(args: argparse.Namespace) -> Library:
 
 
 def cmd_fetch(args):
+    from doiget.tools.fetch import fetch_json
+
     with contextlib.ExitStack() as stack:
         if args.dry_run:
             plan = pipeline.planner(load_config(args.home), lambda: stack.enter_context(_open(args)))
@@ -65,6 +66,11 @@ def read_refs(source: str) -> list[str]:
 
 
 def cmd_batch(args):
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from doiget.tools.fetch import batch_json
+
     refs = read_refs(args.file)
     if not refs:
         raise DoigetError(ErrorCode.INVALID_INPUT, f"no identifiers in {args.file}")
@@ -113,11 +119,15 @@ def _render_batch(result: dict[str, Any]) -> str:
 
 
 def cmd_resolve(args):
+    from doiget.tools.spec import entry_dict
+
     with _open(args) as lib:
         return {"entry": entry_dict(lib.resolve(args.ref))}
 
 
 def cmd_search_remote(args):
+    from doiget.tools.fetch import work_json
+
     filters = {}
     for item in args.filter:
         key, sep, value = item.partition("=")
