@@ -6,20 +6,25 @@ import os
 import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import bindparam, text
 from sqlalchemy.exc import DBAPIError, OperationalError
 
+from doiget import fetch as pipeline
 from doiget.config import Config, load_config
 from doiget.errors import DoigetError, ErrorCode
 from doiget.models import Entry, SearchHit, Work
 from doiget.refs import Ref
 from doiget.sources.base import Http
+from doiget.sources.resolve import resolve as resolve_work
 from doiget.store import entries as entry_store
 from doiget.store.fts import compile_query, is_fts_error
 from doiget.store.health import health_report
 from doiget.store.store import Store, now
+
+if TYPE_CHECKING:
+    from doiget.sources.http import Download
 
 RefLike = Ref | str | int
 MAX_TAG_LENGTH = 100
@@ -271,18 +276,32 @@ class Library:
                                     "ORDER BY id DESC LIMIT 1"), {"e": entry_id}).scalar()
         return self.store.blobs.path(sha) if sha else None
 
-    def add_artefact(self, ref: RefLike, kind: str, data: bytes, *, mime: str | None = None,
-                     source: str | None = None, url: str | None = None) -> str:
-        """Store ``data`` as a blob and record it as the entry's ``kind`` artefact; returns its SHA-256."""
+    def add_artefact(self, ref: RefLike, kind: str, data: bytes | Download | os.PathLike[str], *,
+                     mime: str | None = None, source: str | None = None, url: str | None = None) -> str:
+        """Store ``data`` as a blob and record it as the entry's ``kind`` artefact; returns its SHA-256.
+
+        ``data``: bytes, a file path (copied), or a :class:`~doiget.sources.http.Download` (its temp
+        file, which must lie in ``store.blobs.temp_dir()``, is moved into place, or removed on failure).
+        """
         self.config.require("write")
-        with self.store.read() as conn:
-            entry_store.require_id(conn, _ref(ref))
-        sha = self.store.blobs.put_bytes(data)  # the file exists before any row names it
+        try:
+            with self.store.read() as conn:
+                entry_store.require_id(conn, _ref(ref))
+            if isinstance(data, os.PathLike):
+                data = Path(data).read_bytes()
+            if isinstance(data, bytes):
+                sha, size = self.store.blobs.put_bytes(data), len(data)
+            else:
+                sha, size = self.store.blobs.put_file(data.path, data.sha256), data.size
+        finally:
+            if not isinstance(data, (bytes, os.PathLike)):
+                data.path.unlink(missing_ok=True)  # already moved on success
+        # the blob is complete and in place before any row names it
         with self.store.write() as conn:
             entry_id = entry_store.require_id(conn, _ref(ref))
             conn.execute(text("INSERT OR IGNORE INTO artefacts (entry_id, kind, sha256, size, mime, source, url, "
                               "created_at) VALUES (:e, :k, :s, :n, :m, :src, :u, :t)"),
-                         {"e": entry_id, "k": kind, "s": sha, "n": len(data), "m": mime, "src": source, "u": url,
+                         {"e": entry_id, "k": kind, "s": sha, "n": size, "m": mime, "src": source, "u": url,
                           "t": now()})
         return sha
 
@@ -310,6 +329,46 @@ class Library:
                 "cache_rows_expired": expired, "dry_run": dry_run}
 
     # ---- resolving and fetching (sources, doiget/fetch.py) -------------------------------
+    def resolve(self, ref: Ref | str) -> Entry:
+        """Authoritative metadata of ``ref`` (Crossref, arXiv, OpenAlex or Europe PMC, enriched),
+        saved to the library. Upstream answers are cached for 7 days: a repeat sends no request."""
+        self.config.require("write")
+        return self.add(resolve_work(self.http, Ref.parse(ref)))
+
+    def metadata_only(self, ref: Ref | str, include_oa_location: bool = False) -> dict[str, Any]:
+        """``{ref, entry}`` without downloading any file. The metadata is saved, as by :meth:`resolve`.
+        With ``include_oa_location``: ``oa_url`` (best PDF, else landing page; None when closed) and
+        ``oa_status`` (gold/green/hybrid/bronze/closed) as Unpaywall states them."""
+        return pipeline.metadata_only(self, Ref.parse(ref), include_oa_location)
+
+    def fetch(self, ref: Ref | str, dry_run: bool = False) -> dict[str, Any]:
+        """Resolve ``ref``, save it, and store its open-access PDF: ``{ref, entry, oa_status,
+        suggested_arxiv_id, pdf: {status, reason, message, source, url, sha256, size, path, attempts}}``
+        with status fetched / already_present / no_oa_url / blocked / failed. ``dry_run``: the plan
+        only, with no network access and nothing written."""
+        ref = Ref.parse(ref)
+        if dry_run:
+            return pipeline.plan(ref, pipeline.stored(self, ref))
+        return pipeline.fetch(self, ref)
+
+    def batch_fetch(self, refs: list[Ref | str], dry_run: bool = False,
+                    progress: pipeline.Progress | None = None) -> dict[str, Any]:
+        """:meth:`fetch` for up to 100 refs concurrently (within the rate limits): ``{results (input
+        order), summary}``; a failing ref is ``{input, ok: false, error}``, duplicates are fetched once."""
+        if not dry_run:
+            self.config.require("write")
+        return pipeline.run_batch(refs, lambda ref: self.fetch(ref, dry_run=dry_run), progress)
+
+    def link(self, ref: Ref | str) -> dict[str, Any]:
+        """``{ref, arxiv, identity, refs}``: the identifiers OpenAlex links to ``ref`` (DOI, arXiv
+        preprint, PMID, PMCID, OpenAlex id). Saves nothing."""
+        return pipeline.link(self, Ref.parse(ref))
+
+    def paper_search(self, query: str | None = None, filters: dict[str, str] | None = None,
+                     cursor: str | None = "*", per_page: int = 25) -> dict[str, Any]:
+        """One page of OpenAlex search results ``{count, next_cursor, results: [Work]}``, with abstracts.
+        Saves nothing."""
+        return pipeline.paper_search(self, query, filters, cursor, per_page)
 
     # ---- full text (doiget/fulltext/) ---------------------------------------------------
 

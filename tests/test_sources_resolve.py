@@ -108,7 +108,7 @@ def test_plan_publisher_pdf_then_europe_pmc(pnas):
     assert pnas.urls()[-1] == UNPAYWALL + "10.1073/pnas.1414271111"
     assert plan.candidates == [
         Candidate(source="oa_pdf", url="https://www.pnas.org/content/pnas/111/45/E4832.full.pdf"),
-        Candidate(source="europepmc", url="https://europepmc.org/articles/PMC4234579?pdf=render"),
+        Candidate(source="europepmc_pdf", url="https://europepmc.org/articles/PMC4234579?pdf=render"),
     ]
     assert (plan.oa_status, plan.reason, plan.suggested_arxiv_id) == ("bronze", None, None)
 
@@ -120,7 +120,7 @@ def test_plan_puts_suggested_arxiv_copy_first(upstream):
     assert [(c.source, c.url) for c in plan.candidates] == [
         ("arxiv_pdf", "https://arxiv.org/pdf/1304.1068"),
         ("oa_pdf", "https://dash.harvard.edu/bitstream/1/12285462/1/Nanometer-Scale%20Thermometry.pdf"),
-        ("oa_pdf", "http://europepmc.org/articles/pmc4221854?pdf=render"),
+        ("oa_pdf", "https://europepmc.org/articles/pmc4221854?pdf=render"),  # asked for over https
     ]
 
 
@@ -146,6 +146,26 @@ def test_plan_for_arxiv_and_europe_pmc_works_without_unpaywall(upstream):
     assert http.calls == [] and plan.suggested_arxiv_id is None
     pmc_work = resolve(http, Ref.parse("PMID:40437959")).model_copy(update={"doi": None})
     plan = oa_plan(http, pmc_work)
-    assert plan.candidates == [Candidate(source="europepmc", url="https://europepmc.org/articles/PMC12120539?pdf=render")]
+    assert plan.candidates == [Candidate(source="europepmc_pdf", url="https://europepmc.org/articles/PMC12120539?pdf=render")]
     closed_pmc = resolve(http, Ref.parse("PMID:39709209")).model_copy(update={"doi": None})
     assert oa_plan(http, closed_pmc).reason == "no_pdf_url"
+
+
+def test_oa_location_as_unpaywall_states_it(pnas, upstream):
+    from doiget.sources.resolve import oa_location
+
+    assert oa_location(pnas, Work(doi="10.1073/pnas.1414271111")) == (
+        "https://www.pnas.org/content/pnas/111/45/E4832.full.pdf", "bronze")
+    http = FakeHttp({
+        UNPAYWALL + "10.1023/a:1007154515475": (200, upstream / "unpaywall/v2_10.1023_a_1007154515475.json"),
+        UNPAYWALL + "10.1016/j.xgen.2025.100814": (200, upstream / "unpaywall/v2_10.1016_j.xgen.2025.100814.json"),
+        UNPAYWALL + "10.1371/notarealdoi": (404, b""),
+    })
+    assert oa_location(http, Work(doi="10.1023/a:1007154515475", oa_url="https://x.org/a.pdf")) == (None, "closed")
+    assert oa_location(http, Work(doi="10.1016/j.xgen.2025.100814")) == (
+        "https://doi.org/10.1016/j.xgen.2025.100814", "gold")  # no PDF: the landing page
+    # without an Unpaywall record, what the metadata said
+    assert oa_location(http, Work(doi="10.1371/notarealdoi", oa_url="https://x.org/a.pdf", oa_status="green")) == (
+        "https://x.org/a.pdf", "green")
+    assert oa_location(http, Work(doi="10.1371/notarealdoi", oa_url="https://x.org/a.pdf", oa_status="closed")) == (
+        None, "closed")

@@ -4,9 +4,12 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from doiget.errors import DoigetError, ErrorCode
+
+if TYPE_CHECKING:
+    from doiget.sources.http import Download
 
 DEFAULT_BASES: dict[str, str] = {
     "crossref": "https://api.crossref.org",
@@ -16,6 +19,7 @@ DEFAULT_BASES: dict[str, str] = {
     "ar5iv": "https://ar5iv.labs.arxiv.org",
     "openalex": "https://api.openalex.org",
     "europepmc": "https://www.ebi.ac.uk/europepmc/webservices/rest",
+    "europepmc_pdf": "https://europepmc.org",
     "idconv": "https://pmc.ncbi.nlm.nih.gov/tools/idconv/api/v1",
     "bioc": "https://www.ncbi.nlm.nih.gov/research/bionlp/RESTful",
 }
@@ -53,9 +57,13 @@ class Http(Protocol):
 
     ``get`` returns the response for any status the caller lists in ``ok_statuses`` (default
     200 only) and raises ``DoigetError`` for everything else: NOT_FOUND for 404/410,
-    RATE_LIMITED, NETWORK_ERROR, FETCH_TIMEOUT, UPSTREAM_ERROR, BLOCKED.
+    RATE_LIMITED, NETWORK_ERROR, FETCH_TIMEOUT, UPSTREAM_ERROR, BLOCKED. ``download`` streams
+    a file into ``dest_dir`` (see docs/HTTP.md); only the fetch pipeline needs it.
     """
 
     def get(self, source: str, url: str, *, params: dict[str, Any] | None = None,
             headers: dict[str, str] | None = None, ok_statuses: tuple[int, ...] = (200,),
             cache: bool = True) -> HttpResponse: ...
+
+    def download(self, source: str, url: str, dest_dir: str | os.PathLike[str], *,
+                 expect: str | None = "pdf") -> Download: ...

@@ -67,8 +67,8 @@ def fulltext_xml_url(pmcid: Ref) -> str:
 
 
 def pdf_url(pmcid: Ref) -> str:
-    """Europe PMC's rendered PDF of a PMC article."""
-    return f"{SITE}/articles/{pmcid.id}?pdf=render"
+    """Europe PMC's rendered PDF of a PMC article (fetched as source ``europepmc_pdf``)."""
+    return f"{base_url('europepmc_pdf')}/articles/{pmcid.id}?pdf=render"
 
 
 def parse_search(data: Any) -> Page:

@@ -47,6 +47,7 @@ ALLOWED_HOSTS: dict[str, tuple[str, ...] | None] = {
     "ar5iv": ("ar5iv.labs.arxiv.org", "ar5iv.org", "arxiv.org"),
     "openalex": ("api.openalex.org",),
     "europepmc": ("www.ebi.ac.uk", "europepmc.org"),
+    "europepmc_pdf": ("europepmc.org", "www.ebi.ac.uk"),
     "idconv": ("pmc.ncbi.nlm.nih.gov", "www.ncbi.nlm.nih.gov"),
     "bioc": ("www.ncbi.nlm.nih.gov",),
     "oa_pdf": None,
@@ -59,6 +60,15 @@ CHUNK = 64 * 1024
 MAGIC_WINDOW = 1024  # PDF readers accept the %PDF- header anywhere in the first KiB
 NOT_BINARY_TYPES = frozenset({"text/html", "application/xhtml+xml", "application/json"})
 EXPECT_REASON: dict[str | None, str | None] = {"pdf": "not_pdf", "gzip_or_tar": "not_archive", None: None}
+GLOBAL_INTERVAL = 0.2  # seconds between any two requests: 5 requests/s
+ARXIV_INTERVAL = 3.0  # arXiv asks for one request per 3 s, over one connection
+ARXIV_SOURCES = ("arxiv", "arxiv_pdf", "ar5iv")
+MAX_DOWNLOAD_BYTES = 100 * MIB
+MAX_RESPONSE_BYTES = 20 * MIB
+CONNECT_TIMEOUT, READ_TIMEOUT, DEADLINE = 10.0, 30.0, 300.0
+MAX_RETRIES = 3
+COOLDOWN = 30.0
+CACHE_TTL = 7 * 24 * 3600
 
 
 # --- pure helpers -----------------------------------------------------------------------------
@@ -245,11 +255,11 @@ class Throttle:
     limits (Crossref, OpenAlex ~10/s) are looser than the global one.
     """
 
-    LANE_OF = {"arxiv": "arxiv", "arxiv_pdf": "arxiv", "ar5iv": "arxiv"}
+    LANE_OF = dict.fromkeys(ARXIV_SOURCES, "arxiv")
 
     def __init__(self) -> None:
-        self._global = _Lane(0.2)
-        self._lanes = {"arxiv": _Lane(3.0, connections=1)}
+        self._global = _Lane(GLOBAL_INTERVAL)
+        self._lanes = {"arxiv": _Lane(ARXIV_INTERVAL, connections=1)}
         self._lock = threading.Lock()
         self._cooling: dict[str, tuple[float, DoigetError]] = {}
 
@@ -317,6 +327,38 @@ def _env_flag_off(name: str) -> bool:
     return os.environ.get(name, "").strip().lower() in ("off", "0", "false", "no")
 
 
+def _env_private_hosts() -> frozenset[str]:
+    env = os.environ.get("DOIGET_ALLOW_PRIVATE_HOSTS", "")
+    return frozenset(h.strip().lower().strip("[]") for h in env.split(",") if h.strip())
+
+
+def network_policy() -> dict[str, Any]:
+    """The network rules a default :class:`HttpClient` in this process applies (no secrets):
+    each source's base URL (and whether an env var overrides it), allowed hosts, rate limits,
+    size caps, timeouts, retries, cool-down, cache TTL and the test/mirror exemptions."""
+    sources = []
+    for source, hosts in ALLOWED_HOSTS.items():
+        default = DEFAULT_BASES.get(source)
+        base = base_url(source) if default else None
+        allowed = allowed_hosts(source)
+        sources.append({"name": source, "base_url": redact_url(base) if base else None,
+                        "overridden": bool(default) and base != default.rstrip("/"),
+                        "allowed_hosts": sorted(allowed) if allowed is not None else "any public host"})
+    return {
+        "sources": sources,
+        "rate_limits": {"enabled": not _env_flag_off("DOIGET_RATE_LIMITS"),
+                        "global_requests_per_second": round(1 / GLOBAL_INTERVAL, 3),
+                        "arxiv": {"sources": list(ARXIV_SOURCES), "seconds_between_requests": ARXIV_INTERVAL,
+                                  "connections": 1}},
+        "size_caps": {"pdf_bytes": MAX_DOWNLOAD_BYTES, "response_bytes": MAX_RESPONSE_BYTES},
+        "timeouts_seconds": {"connect": CONNECT_TIMEOUT, "read": READ_TIMEOUT, "deadline": DEADLINE},
+        "retries": MAX_RETRIES, "cooldown_seconds": COOLDOWN, "cache_ttl_seconds": CACHE_TTL,
+        "max_redirects": MAX_REDIRECTS, "https_only": True,
+        "private_hosts_allowed": sorted(_env_private_hosts()),
+        "custom_ca_bundle": bool(os.environ.get("DOIGET_CA_BUNDLE")),
+    }
+
+
 class HttpClient:
     """The :class:`~doiget.sources.base.Http` implementation; safe to share between threads.
 
@@ -335,12 +377,13 @@ class HttpClient:
     def __init__(self, *, contact_email: str | None = None,
                  record: Callable[[ProvenanceRecord], None] | None = None,
                  cache: ResponseCache | None = None, no_cache: bool = False,
-                 cache_ttl: float = 7 * 24 * 3600,
+                 cache_ttl: float = CACHE_TTL,
                  allow_private_hosts: frozenset[str] | None = None,
                  rate_limits: bool | None = None, ca_bundle: str | os.PathLike[str] | None = None,
-                 connect_timeout: float = 10.0, read_timeout: float = 30.0, deadline: float = 300.0,
-                 max_response_bytes: int = 20 * MIB, max_retries: int = 3, backoff: float = 1.0,
-                 max_retry_after: float = 60.0, cooldown: float = 30.0,
+                 connect_timeout: float = CONNECT_TIMEOUT, read_timeout: float = READ_TIMEOUT,
+                 deadline: float = DEADLINE, max_response_bytes: int = MAX_RESPONSE_BYTES,
+                 max_retries: int = MAX_RETRIES, backoff: float = 1.0,
+                 max_retry_after: float = 60.0, cooldown: float = COOLDOWN,
                  sleep: Callable[[float], None] = time.sleep,
                  clock: Callable[[], float] = time.monotonic,
                  throttle: Throttle | None = None) -> None:
@@ -350,8 +393,7 @@ class HttpClient:
         self._no_cache = no_cache
         self._cache_ttl = cache_ttl
         if allow_private_hosts is None:
-            env = os.environ.get("DOIGET_ALLOW_PRIVATE_HOSTS", "")
-            allow_private_hosts = frozenset(h.strip() for h in env.split(",") if h.strip())
+            allow_private_hosts = _env_private_hosts()
         self._allow_private = frozenset(h.lower().strip("[]") for h in allow_private_hosts)
         self._rate_limits = (not _env_flag_off("DOIGET_RATE_LIMITS")) if rate_limits is None else rate_limits
         self._connect_timeout = connect_timeout
@@ -402,7 +444,7 @@ class HttpClient:
 
     def download(self, source: str, url: str, dest_dir: str | os.PathLike[str], *,
                  params: dict[str, Any] | None = None, headers: dict[str, str] | None = None,
-                 max_bytes: int = 100 * MIB, expect: str | None = "pdf",
+                 max_bytes: int = MAX_DOWNLOAD_BYTES, expect: str | None = "pdf",
                  deadline: float | None = None) -> Download:
         """Stream ``url`` into a temp file in ``dest_dir``, hashing it; nothing is left behind on failure.
 

@@ -61,10 +61,10 @@ def oa_plan(http: Http, work: Work) -> OaPlan:
     for location in oa.locations if oa else []:
         # arXiv copies are already covered by the arXiv candidate, fetched from arXiv's own host.
         if location.url_for_pdf and not location.arxiv_id:
-            candidates.append(Candidate(source="oa_pdf", url=location.url_for_pdf))
+            candidates.append(Candidate(source="oa_pdf", url=_https(location.url_for_pdf)))
     pmc_open = (oa is not None and oa.is_oa) or (work.oa_url or "").startswith(europepmc.SITE)
     if work.pmcid and pmc_open:
-        candidates.append(Candidate(source="europepmc", url=europepmc.pdf_url(Ref("pmcid", work.pmcid))))
+        candidates.append(Candidate(source="europepmc_pdf", url=europepmc.pdf_url(Ref("pmcid", work.pmcid))))
     candidates = list({c.url: c for c in candidates}.values())
     oa_status = oa.oa_status if oa else work.oa_status
     reason = None
@@ -72,6 +72,23 @@ def oa_plan(http: Http, work: Work) -> OaPlan:
         reason = "closed" if (oa is not None and not oa.is_oa) or oa_status == "closed" else "no_pdf_url"
     return OaPlan(candidates=candidates, oa_status=oa_status,
                   suggested_arxiv_id=arxiv_id if arxiv_id != work.arxiv else None, reason=reason)
+
+
+def oa_location(http: Http, work: Work) -> tuple[str | None, str | None]:
+    """(oa_url, oa_status) of ``work`` as Unpaywall states them: the best copy's PDF URL, else its
+    landing page, None when closed; without an Unpaywall answer, what the metadata sources said."""
+    oa = _optional(unpaywall.oa_info, http, Ref("doi", work.doi)) if work.doi else None
+    if oa is None:
+        return (None if work.oa_status == "closed" else work.oa_url), work.oa_status
+    if not oa.is_oa:
+        return None, oa.oa_status or "closed"
+    return oa.url_for_pdf or oa.url, oa.oa_status
+
+
+def _https(url: str) -> str:
+    """Unpaywall lists many repository copies under http://; ask for them over https (the only scheme
+    doiget fetches), so a host that serves both is reachable."""
+    return "https://" + url[len("http://"):] if url.lower().startswith("http://") else url
 
 
 def _resolve_doi(http: Http, ref: Ref) -> Work:

@@ -5,6 +5,7 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
+from doiget.sources.http import network_policy
 from doiget.store.health import health_report
 from doiget.tools.spec import (LOCAL_COSTS, NO_SIDE_EFFECTS, LibraryAccess, NoParams, Params, RefArg, RefParams,
                                TagName, ToolSpec, Year, entry_dict)
@@ -90,7 +91,8 @@ def _capability_profile(lib: LibraryAccess, _p: NoParams) -> dict[str, Any]:
     tools = [{"name": spec.name, "enabled": (spec.read_only or config.write_enabled)
               and (not spec.open_world or config.network_enabled)} for spec in TOOLS.values()]
     return {"profile": config.profile, "network": config.network_enabled, "write": config.write_enabled,
-            "contact_email_configured": config.contact_email is not None, "tools": tools}
+            "contact_email_configured": config.contact_email is not None,
+            "network_policy": network_policy() if config.network_enabled else None, "tools": tools}
 
 
 LOCAL_TOOLS: list[ToolSpec] = [
@@ -142,9 +144,13 @@ LOCAL_TOOLS: list[ToolSpec] = [
              side_effects="None: creates nothing on disk, even when no library exists yet.",
              limits="None.", params=NoParams, run=_health, read_only=True),
     ToolSpec("doiget_capability_profile", "Capabilities", "What this server may do: profile, network and "
-             "write access, and which tools are enabled.",
+             "write access, the network rules in force, and which tools are enabled.",
              when="Before planning work that needs the network or writes to the library.",
-             outputs="{ok, profile, network, write, contact_email_configured, tools: [{name, enabled}]}.",
+             outputs="{ok, profile, network, write, contact_email_configured, network_policy (null without network): "
+                     "{sources: [{name, base_url, overridden, allowed_hosts}], rate_limits: {enabled, "
+                     "global_requests_per_second, arxiv}, size_caps: {pdf_bytes, response_bytes}, timeouts_seconds, "
+                     "retries, cooldown_seconds, cache_ttl_seconds, max_redirects, https_only, "
+                     "private_hosts_allowed, custom_ca_bundle}, tools: [{name, enabled}]}. Never a secret.",
              costs="None.", side_effects=NO_SIDE_EFFECTS, limits="None.",
              params=NoParams, run=_capability_profile, read_only=True),
 ]
