@@ -76,6 +76,7 @@ class _Item:
     work: Work
     tags: list[str]
     duplicates: list[int] = field(default_factory=list)
+    keys: list[tuple[str, str]] = field(default_factory=list)  # _keys(work), kept current by _group
     entry_id: int | None = None
     merged_because: str | None = None  # set when the work was already in the library
 
@@ -100,7 +101,7 @@ def import_bibliography(store: Store, text_: str, format: ImportFormat = "auto",
         if progress:
             progress(min(start + CHUNK_SIZE, len(items)), len(items))
     for item in items:
-        ref = str(item.work.primary_ref()) if item.work.ids() else None
+        ref = None if item.keys[0][0] == "title" else str(item.work.primary_ref())
         report[item.index].update(status="merged" if item.merged_because else "added", id=item.entry_id, ref=ref,
                                   reason=item.merged_because)
         for index in item.duplicates:
@@ -120,8 +121,9 @@ def _row(index: int, record: ImportRecord) -> dict[str, Any]:
 
 def _keys(work: Work) -> list[tuple[str, str]]:
     """What makes two records the same work: any shared identifier, else the same title and year."""
-    if work.ids():
-        return list(work.ids().items())
+    ids = work.ids()
+    if ids:
+        return list(ids.items())
     return [("title", _title_key(work.title, work.year))]
 
 
@@ -135,7 +137,7 @@ def _group(records: list[ImportRecord], report: list[dict[str, Any]]) -> list[_I
     owner: dict[tuple[str, str], _Item] = {}
     for index, record in enumerate(records):
         work = record.work.model_copy(update={"sources": [IMPORT_SOURCE]})
-        if not work.ids() and not work.title:
+        if not work.title and not work.ids():
             report[index].update(status="skipped", reason="no identifier and no title")
             continue
         tags = _keyword_tags(record.tags, report[index]["problems"])
@@ -152,7 +154,8 @@ def _group(records: list[ImportRecord], report: list[dict[str, Any]]) -> list[_I
                 item.duplicates += [other.index, *other.duplicates]
                 items.remove(other)
                 owner.update({key: item for key, held in owner.items() if held is other})
-        owner.update({key: item for key in _keys(item.work)})
+        item.keys = _keys(item.work)
+        owner.update({key: item for key in item.keys})
     return items
 
 
@@ -175,21 +178,21 @@ def _write_chunk(conn: Connection, items: list[_Item], extra_tags: list[str], ti
                  tag_ids: dict[str, int]) -> None:
     known: dict[tuple[str, str], int] = {}
     for kind in ID_FIELDS:
-        values = [item.work.ids()[kind] for item in items if kind in item.work.ids()]
+        values = [value for item in items for key_kind, value in item.keys if key_kind == kind]
         known.update({(kind, value): entry_id for value, entry_id in bulk.stored_ids(conn, kind, values).items()})
     missing = list({name.lower(): name for item in items for name in item.tags + extra_tags
                     if name.lower() not in tag_ids}.values())
     tag_ids.update({name.lower(): tag_id for name, tag_id in zip(missing, entry_store.tag_ids(conn, missing))})
     new, updates, clusters = [], [], []
     for item in items:
-        matches = {known[key] for key in _keys(item.work) if key in known}
-        key = _keys(item.work)[0][1]
+        matches = {known[key] for key in item.keys if key in known}
+        kind, key = item.keys[0]
         if len(matches) == 1:
             item.entry_id = matches.pop()
             updates.append(item)
         elif matches:  # its identifiers are on several entries: upsert_work merges them into one
             clusters.append(item)
-        elif not item.work.ids() and key in title_index:
+        elif kind == "title" and key in title_index:
             item.entry_id = title_index[key]
             item.merged_because = "same title and year as an entry of the library without identifiers"
         else:
@@ -203,8 +206,8 @@ def _write_chunk(conn: Connection, items: list[_Item], extra_tags: list[str], ti
                                   [_tag_ids(item, extra_tags, tag_ids) for item in new])
     for item, entry_id in zip(new, entry_ids):
         item.entry_id = entry_id
-        if not item.work.ids():
-            title_index[_keys(item.work)[0][1]] = entry_id
+        if item.keys[0][0] == "title":
+            title_index[item.keys[0][1]] = entry_id
     bulk.add_tags(conn, [(item.entry_id, tag_id) for item in items if item.merged_because
                          for tag_id in _tag_ids(item, extra_tags, tag_ids)])
 
@@ -214,7 +217,7 @@ def _tag_ids(item: _Item, extra_tags: list[str], tag_ids: dict[str, int]) -> set
 
 
 def _fetchable(store: Store, items: list[_Item]) -> list[str]:
-    with_ids = [item for item in items if item.work.ids()]
+    with_ids = [item for item in items if item.keys[0][0] != "title"]
     with store.read() as conn:
         with_pdf = {entry_id for (entry_id,) in bulk.rows_for(
             conn, "SELECT DISTINCT entry_id FROM artefacts WHERE kind = 'pdf' AND entry_id IN :ids",
