@@ -14,15 +14,17 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from sqlalchemy import Connection, bindparam, text
+from sqlalchemy import Connection, text
 
 from doiget.errors import DoigetError, ErrorCode
 from doiget.export.bibtex import to_bibtex
 from doiget.export.csl import to_csl_json
-from doiget.export.importer import Format as ImportFormat, ImportRecord, parse_bibliography
+from doiget.export.importer import Format as ImportFormat
+from doiget.export.importer import ImportRecord, parse_bibliography
 from doiget.export.ris import to_ris
 from doiget.models import ID_FIELDS, Work
-from doiget.store import bulk, entries as entry_store
+from doiget.store import bulk
+from doiget.store import entries as entry_store
 from doiget.store.store import Store
 from doiget.text import ascii_fold
 

@@ -332,7 +332,8 @@ class Library:
         with self.store.read() as conn:
             if refs is not None:
                 wanted = [entry_store.require_id(conn, _ref(ref)) for ref in refs]
-                candidates = wanted if candidates is None else [i for i in wanted if i in set(candidates)]
+                found = set(candidates) if candidates is not None else None
+                candidates = [i for i in wanted if found is None or i in found]
             if collection is not None:
                 self._collection_id(conn, collection)
             entries = entry_store.load(conn, bibliography.select_ids(conn, candidates, tag, collection))

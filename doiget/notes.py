@@ -39,7 +39,7 @@ class Anchor(BaseModel):
     quote: Annotated[str, Field(min_length=1, max_length=MAX_QUOTE)] | None = None
 
     @model_validator(mode="after")
-    def _coherent(self) -> "Anchor":
+    def _coherent(self) -> Anchor:
         if self.page is None and self.start is None and self.end is None and self.quote is None:
             raise ValueError("an anchor needs at least one of page, start, end, quote")
         if self.start is not None and self.end is not None and self.end < self.start:

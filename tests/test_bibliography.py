@@ -126,8 +126,8 @@ def test_export_selectors_and_stable_keys(lib):
 
 
 def test_stub_entries_are_not_exported(lib):
-    from doiget.store import entries as entry_store
     from doiget.models import Work
+    from doiget.store import entries as entry_store
 
     lib.import_bibliography(ZOTERO_CSL)
     with lib.store.write() as conn:

@@ -111,7 +111,7 @@ def _compile(tmp_path, bib, n):
     (tmp_path / "doc.tex").write_text(
         "\\documentclass{article}\\usepackage[T1]{fontenc}\\usepackage{url}\n"
         f"\\begin{{document}}\\nocite{{*}}\\bibliographystyle{{plain}}\\bibliography{{{bib.stem}}}\\end{{document}}\n")
-    latex = lambda *cmd: subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, timeout=60)  # noqa: E731
+    latex = lambda *cmd: subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, timeout=60)
     latex("pdflatex", "-interaction=nonstopmode", "doc.tex")
     assert "error message" not in latex("bibtex", "doc").stdout
     assert latex("pdflatex", "-interaction=nonstopmode", "-halt-on-error", "doc.tex").returncode == 0

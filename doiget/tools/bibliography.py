@@ -8,14 +8,22 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from doiget.notes import MAX_BODY, Anchor
-from doiget.tools.spec import (LOCAL_COSTS, NO_SIDE_EFFECTS, LibraryAccess, NoParams, Params, RefArg, TagName,
-                               ToolSpec)
+from doiget.tools.spec import (
+    LOCAL_COSTS,
+    NO_SIDE_EFFECTS,
+    LibraryAccess,
+    NoParams,
+    Params,
+    RefArg,
+    TagName,
+    ToolSpec,
+)
 
 MAX_IMPORT_CHARS = 5_000_000
 MAX_REPORT_ROWS = 200
 MAX_FETCHABLE = 1000
 # Every record of these exports starts a line this way, and no other line does.
-_RECORD_START = {"bibtex": re.compile(r"^@", re.M), "ris": re.compile(r"^TY  - ", re.M)}
+_RECORD_START = {"bibtex": re.compile(r"^@", re.MULTILINE), "ris": re.compile(r"^TY  - ", re.MULTILINE)}
 Citation = Annotated[str, Field(min_length=1, max_length=2000, description="a reference as it appears in a "
                                                                            "reference list")]
 NoteId = Annotated[int, Field(ge=1, description="the note's id")]
@@ -35,7 +43,7 @@ class ExportParams(Params):
 class ImportParams(Params):
     content: Annotated[str, Field(min_length=1, max_length=MAX_IMPORT_CHARS,
                                   description="the bibliography file's text (CSL-JSON or BibTeX), not a path")]
-    format: Literal["auto", "csl-json", "bibtex"] = "auto"
+    format: Annotated[Literal["auto", "csl-json", "bibtex"], Field(max_length=8)] = "auto"
     tags: Annotated[list[TagName], Field(max_length=20, description="tags for every imported entry")] = []
 
 
