@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -373,6 +374,135 @@ class Library:
     # ---- full text (doiget/fulltext/) ---------------------------------------------------
 
     # ---- bibliography, citations strings, notes (doiget/export/, doiget/citations.py) ---
+    def export(self, format: str = "bibtex", refs: list[RefLike] | None = None, tag: str | None = None,
+               collection: str | None = None, query: str | None = None) -> str | list[dict[str, Any]]:
+        """The selected entries as BibTeX or RIS text, or as a list of CSL-JSON items. Selectors
+        combine (an entry must match all given); none selects the whole library. Stubs are left out;
+        ``query`` selects its best 100 search hits, in rank order."""
+        from doiget import bibliography
+
+        bibliography.check_format(format)
+        tag = _name(tag, "tag") if tag is not None else None
+        collection = _name(collection, "collection") if collection is not None else None
+        candidates = [hit.id for hit in self.search(query, 100, tag=tag, collection=collection)] if query else None
+        with self.store.read() as conn:
+            if refs is not None:
+                wanted = [entry_store.require_id(conn, _ref(ref)) for ref in refs]
+                found = set(candidates) if candidates is not None else None
+                candidates = [i for i in wanted if found is None or i in found]
+            if collection is not None:
+                self._collection_id(conn, collection)
+            entries = entry_store.load(conn, bibliography.select_ids(conn, candidates, tag, collection))
+        return bibliography.render(entries, format)
+
+    def import_bibliography(self, text_or_path: str | os.PathLike[str], format: str = "auto",
+                            tags: list[str] | None = None,
+                            progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
+        """Import a CSL-JSON or BibTeX bibliography: ``str`` is the document itself, a ``Path`` names a
+        file. Every record with an identifier or a title becomes an entry, merged by identifier; its
+        keywords and ``tags`` become tags. Returns counts, a per-record report and ``fetchable`` refs;
+        ``progress(done, total)`` is called after each chunk of entries is written."""
+        from doiget import bibliography
+
+        self.config.require("write")
+        names = [_name(t, "tag") for t in tags or []]
+        if isinstance(text_or_path, os.PathLike):
+            try:
+                text_or_path = Path(text_or_path).read_text(encoding="utf-8-sig")
+            except (OSError, UnicodeDecodeError) as exc:
+                raise DoigetError(ErrorCode.INVALID_INPUT, f"cannot read {text_or_path}: {exc}") from exc
+        return bibliography.import_bibliography(self.store, text_or_path, format, names, progress)
+
+    def resolve_citation(self, text_: str, limit: int = 5) -> dict[str, Any]:
+        """Ranked candidate works for a free-form reference string: the local library answers alone
+        when it holds an exact or probable match, else Crossref is asked (unless the profile forbids
+        the network; the answer then says so in ``note``). Candidates score at least 0.5."""
+        from doiget import citation_lookup
+
+        citation = citation_lookup.check(text_)
+        limit = _bounded_int(limit, "limit", 1, 20)
+        http = (lambda: self.http) if self.config.network_enabled else None
+        return citation_lookup.resolve(self.store, http, citation, limit)
+
+    def resolve_citations(self, texts: list[str], limit: int = 5) -> list[dict[str, Any]]:
+        """:meth:`resolve_citation` for up to 50 citations; one that fails carries ``error`` instead."""
+        if not isinstance(texts, list) or not 1 <= len(texts) <= 50:
+            raise DoigetError(ErrorCode.INVALID_INPUT, "give 1 to 50 citations")
+        results = []
+        for citation in texts:
+            try:
+                results.append(self.resolve_citation(citation, limit))
+            except DoigetError as exc:
+                results.append({"citation": citation, "error": exc.to_dict()})
+        return results
+
+    def note_create(self, body: str, ref: RefLike | None = None, anchors: list[dict[str, Any]] | None = None,
+                    tags: list[str] | None = None, author: str | None = None) -> dict[str, Any]:
+        """Write a note, about the entry ``ref`` or standing alone, with anchors ({page?, start?, end?,
+        quote?}) into the paper; returns the note."""
+        from doiget import notes
+
+        self.config.require("write")
+        values = (notes.body(body), notes.anchors(anchors or []), [_name(t, "tag") for t in tags or []],
+                  notes.author(author))
+        with self.store.write() as conn:
+            entry_id = entry_store.require_id(conn, _ref(ref)) if ref is not None else None
+            return notes.load(conn, [notes.create(conn, entry_id, *values)])[0]
+
+    def note_read(self, note_id: int) -> dict[str, Any]:
+        """One note; NOT_FOUND if there is none with that id."""
+        from doiget import notes
+
+        with self.store.read() as conn:
+            notes.require(conn, _bounded_int(note_id, "note id", 1, 2**62))
+            return notes.load(conn, [note_id])[0]
+
+    def note_update(self, note_id: int, body: str | None = None, anchors: list[dict[str, Any]] | None = None,
+                    tags: list[str] | None = None) -> dict[str, Any]:
+        """Replace a note's body, anchors or tags (those given); returns the note."""
+        from doiget import notes
+
+        self.config.require("write")
+        body = notes.body(body) if body is not None else None
+        anchors = notes.anchors(anchors) if anchors is not None else None
+        tags = [_name(t, "tag") for t in tags] if tags is not None else None
+        with self.store.write() as conn:
+            notes.update(conn, _bounded_int(note_id, "note id", 1, 2**62), body, anchors, tags)
+            return notes.load(conn, [note_id])[0]
+
+    def note_delete(self, note_id: int) -> dict[str, Any]:
+        """Delete a note."""
+        from doiget import notes
+
+        self.config.require("write")
+        with self.store.write() as conn:
+            notes.delete(conn, _bounded_int(note_id, "note id", 1, 2**62))
+        return {"deleted": note_id}
+
+    def note_search(self, keyword: str | None = None, ref: RefLike | None = None, tag: str | None = None,
+                    since: str | None = None, until: str | None = None, limit: int = 20,
+                    offset: int = 0) -> dict[str, Any]:
+        """Notes matching every filter given: ``keyword`` (full-text, best first), entry, tag, created
+        ``since`` / ``until`` (ISO dates); newest first without a keyword. Paginated by ``offset``;
+        ``next_offset`` is None on the last page."""
+        from doiget import notes
+
+        limit, offset = _bounded_int(limit, "limit", 1, 100), _bounded_int(offset, "offset", 0, 1_000_000)
+        tag = _name(tag, "tag") if tag is not None else None
+        try:
+            with self.store.read() as conn:
+                entry_id = entry_store.require_id(conn, _ref(ref)) if ref is not None else None
+                return notes.search(conn, keyword, entry_id, tag, since, until, limit, offset)
+        except OperationalError as exc:
+            if is_fts_error(exc.orig):
+                raise DoigetError(ErrorCode.INVALID_QUERY, f"cannot search notes for {keyword!r}: {exc.orig}") from exc
+            raise
+
+    def note_export(self, note_id: int) -> str:
+        """A note as Markdown with YAML front matter (returned, never written anywhere)."""
+        from doiget.export.markdown import note_to_markdown
+
+        return note_to_markdown(self.note_read(note_id))
 
     # ---- citation graph (doiget/graph.py) ------------------------------------------------
 

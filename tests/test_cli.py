@@ -7,8 +7,8 @@ import subprocess
 import sys
 
 
-def run(home, *args, stdin: str | None = None):
-    env = {**os.environ, "DOIGET_HOME": str(home)}
+def run(home, *args, stdin: str | None = None, env: dict[str, str] | None = None):
+    env = {**os.environ, "DOIGET_HOME": str(home), **(env or {})}
     return subprocess.run([sys.executable, "-m", "doiget.cli", *args], capture_output=True, text=True, env=env,
                           input=stdin, timeout=120)
 

@@ -3,11 +3,12 @@ from __future__ import annotations
 
 import json
 
+from doiget.tools.bibliography import BIBLIOGRAPHY_TOOLS
 from doiget.tools.fetch import FETCH_TOOLS
 from doiget.tools.local import LOCAL_TOOLS
 from doiget.tools.spec import ToolSpec
 
-TOOLS: dict[str, ToolSpec] = {spec.name: spec for spec in [*LOCAL_TOOLS, *FETCH_TOOLS]}
+TOOLS: dict[str, ToolSpec] = {spec.name: spec for spec in [*LOCAL_TOOLS, *FETCH_TOOLS, *BIBLIOGRAPHY_TOOLS]}
 
 
 def tools_markdown() -> str:
