@@ -15,7 +15,6 @@ from doiget.errors import DoigetError, ErrorCode
 from doiget.store import citations as citation_store
 from doiget.store.store import Store
 
-MAX_SEEDS = 500
 HEURISTIC_NOTE = ("Scores and labels are heuristics computed from the citation edges stored in this library "
                   "(OpenAlex and Crossref reference lists and graph expansions); a paper with few stored edges "
                   "ranks low until the graph around it is expanded.")
@@ -52,7 +51,7 @@ def summary(G: nx.DiGraph, node: int) -> dict[str, Any]:
 
 
 def seed_ids(conn: Connection, ids: Iterable[int], tag: str | None = None, collection: str | None = None) -> list[int]:
-    """``ids`` plus the entries carrying ``tag`` or in ``collection``; INVALID_INPUT if none or too many."""
+    """``ids`` plus the entries carrying ``tag`` or in ``collection``, once each; INVALID_INPUT if none."""
     seeds = list(ids)
     for sql, name in (("SELECT et.entry_id FROM entry_tags et JOIN tags t ON t.id = et.tag_id WHERE t.name = :n "
                        "ORDER BY et.entry_id", tag),
@@ -63,8 +62,6 @@ def seed_ids(conn: Connection, ids: Iterable[int], tag: str | None = None, colle
     seeds = list(dict.fromkeys(seeds))
     if not seeds:
         raise DoigetError(ErrorCode.INVALID_INPUT, "no seed papers: give refs, or a tag or collection that has entries")
-    if len(seeds) > MAX_SEEDS:
-        raise DoigetError(ErrorCode.INVALID_INPUT, f"{len(seeds)} seed papers; at most {MAX_SEEDS}")
     return seeds
 
 

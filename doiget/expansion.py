@@ -92,24 +92,23 @@ class Expander:
         if found is not None and known:
             return found
         work = self._request(lambda http: openalex.work(http, ref))
-        with self.store.write() as conn:
-            seed = entry_store.upsert_work(conn, work, stub=True)
-            self.edges_added += citation_store.save_references(conn, seed, work.references)
-        return seed
+        with self.store.write() as conn:  # its references come with metadata from the listing, within the caps
+            return entry_store.upsert_work(conn, work.model_copy(update={"references": []}), stub=True)
 
     def _expand(self, node: int, direction: Direction, hop: int) -> list[int]:
-        """Reach ``node``'s neighbours in ``direction``: stored ones first, then OpenAlex pages as needed."""
+        """Reach ``node``'s neighbours in ``direction``: the stored ones, and OpenAlex pages while its list is
+        unfinished. A list never read before is read first, as its pages carry the titles and years that
+        stubs made from bare reference ids lack; otherwise the stored neighbours come first, so repeating
+        a call the node cap cut short makes no request."""
         with self.store.read() as conn:
-            local = citation_store.neighbours(conn, node, direction)
-            state = citation_store.expansion(conn, node, direction) or Expansion("*", False, 0, None)
+            stored = citation_store.expansion(conn, node, direction)
             wid = conn.execute(text("SELECT openalex FROM entries WHERE id = :e"), {"e": node}).scalar()
+            local = citation_store.neighbours(conn, node, direction) if stored else []
+        state = stored or Expansion("*", False, 0, None)
         found = self._reach(local, hop)
-        if state.complete:
-            return found
-        if wid is None:
+        if not state.complete and wid is None:
             self.not_expandable.append(node)
-            return found
-        while not state.complete:
+        while not state.complete and wid is not None:
             room = self.max_nodes - len(self.reached)
             if room <= 0:
                 raise _Stop("max_nodes")
@@ -123,7 +122,9 @@ class Expander:
                 self.edges_added += citation_store.add_edges(conn, pairs, "openalex")
                 citation_store.record_expansion(conn, node, direction, wid, state)
             found += self._reach(ids, hop)
-        return found
+        with self.store.read() as conn:
+            local = citation_store.neighbours(conn, node, direction)
+        return found + self._reach(local, hop)
 
     def _reach(self, ids: list[int], hop: int) -> list[int]:
         """Add the not yet reached ``ids`` at ``hop``; returns them. Stops the walk at the node cap."""

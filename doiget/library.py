@@ -27,6 +27,7 @@ RefLike = Ref | str | int
 MAX_TAG_LENGTH = 100
 MAX_ANNOTATION_LENGTH = 100_000
 MAX_SQL_ROWS = 10_000
+MAX_GRAPH_SEEDS = 500
 ENTRY_FTS_COLUMNS = ("title", "abstract", "authors", "venue", "year", "tags", "notes")
 # bm25 column weights, in ENTRY_FTS_COLUMNS order: a title hit counts most.
 ENTRY_FTS_WEIGHTS = (10.0, 3.0, 5.0, 2.0, 1.0, 4.0, 2.0)
@@ -378,12 +379,18 @@ class Library:
                   distinct: bool = True) -> list[int]:
         from doiget import citation_graph
 
+        if len(refs) > MAX_GRAPH_SEEDS:
+            raise DoigetError(ErrorCode.INVALID_INPUT, f"{len(refs)} seed papers; at most {MAX_GRAPH_SEEDS}")
         with self.store.read() as conn:
-            ids = [entry_store.require_id(conn, _ref(r)) for r in refs[:citation_graph.MAX_SEEDS + 1]]
+            ids = [entry_store.require_id(conn, _ref(r)) for r in refs]
             if not distinct:
                 return ids
-            return citation_graph.seed_ids(conn, ids, tag=_name(tag, "tag") if tag is not None else None,
-                                           collection=_name(collection, "collection") if collection is not None else None)
+            ids = citation_graph.seed_ids(conn, ids, tag=_name(tag, "tag") if tag is not None else None,
+                                          collection=_name(collection, "collection") if collection is not None
+                                          else None)
+        if len(ids) > MAX_GRAPH_SEEDS:
+            raise DoigetError(ErrorCode.INVALID_INPUT, f"{len(ids)} seed papers; at most {MAX_GRAPH_SEEDS}")
+        return ids
 
     # ---- introspection ------------------------------------------------------------------
     def health(self) -> dict[str, Any]:
