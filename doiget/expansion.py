@@ -54,7 +54,7 @@ class Expander:
         self.reached: dict[int, int] = {}
         self.requests = 0
         self.edges_added = 0
-        self.not_expandable: list[int] = []
+        self.not_expandable = 0  # nodes met without an OpenAlex id (e.g. Crossref-only stubs)
 
     def run(self, ref: Ref, directions: tuple[Direction, ...], depth: int) -> dict[str, Any]:
         with self.store.read() as conn:
@@ -79,7 +79,7 @@ class Expander:
         result = {"seed": seed, "reached": self.reached, "nodes": len(self.reached), "edges": edges,
                   "nodes_added": nodes_added, "edges_added": self.edges_added, "requests_made": self.requests,
                   "truncated": reason is not None, "truncated_reason": reason,
-                  "not_expandable": len(self.not_expandable)}
+                  "not_expandable": self.not_expandable}
         if error:
             result["error"] = error
         return result
@@ -107,7 +107,7 @@ class Expander:
         state = stored or Expansion("*", False, 0, None)
         found = self._reach(local, hop)
         if not state.complete and wid is None:
-            self.not_expandable.append(node)
+            self.not_expandable += 1
         while not state.complete and wid is not None:
             room = self.max_nodes - len(self.reached)
             if room <= 0:

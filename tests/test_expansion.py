@@ -146,3 +146,12 @@ def test_stubs_from_a_saved_reference_list_get_titles_from_the_first_listing(tmp
     assert result["requests_made"] == 1 and result["nodes_added"] == 0  # the seed's W id was known
     assert [r["title"] for r in result["reached"]] == [f"Paper {n}" for n in range(1, FAN + 1)]
     assert count(lib, "SELECT count(*) FROM entries WHERE title IS NULL") == 0
+
+
+def test_crossref_only_stubs_are_reached_but_not_expanded(tmp_path):
+    lib, http = library(tmp_path, tree(levels=1))
+    lib.add(Work(openalex=wid(0), title="Seed", references=["doi:10.1000/crossref-only"]))
+    result = lib.expand_citation_graph(f"openalex:{wid(0)}", depth=2)
+    assert "doi:10.1000/crossref-only" in {r["ref"] for r in result["reached"]}
+    assert result["not_expandable"] == 1 and result["nodes"] == 1 + FAN + 1
+    assert result["requests_made"] == 1 + FAN  # the seed's list and each OpenAlex child's

@@ -21,13 +21,13 @@ def graph():
     return build_graph([{"id": n, "title": f"Paper {n}", "year": 2010 + n} for n in range(8)], edges)
 
 
-def serve_openalex(https_server, client_ca) -> tuple[FakeOpenAlex, dict[str, str]]:
+def serve_openalex(server, ca_bundle) -> tuple[FakeOpenAlex, dict[str, str]]:
     api = FakeOpenAlex(graph())
     route = loopback_route(api)
-    https_server.route("/works", route)
-    https_server.route(f"/works/{wid(0)}", route)
-    env = {"DOIGET_OPENALEX_BASE": https_server.url(""), "DOIGET_ALLOW_PRIVATE_HOSTS": "127.0.0.1",
-           "DOIGET_CA_BUNDLE": str(client_ca)}
+    server.route("/works", route)
+    server.route(f"/works/{wid(0)}", route)
+    env = {"DOIGET_OPENALEX_BASE": server.url(""), "DOIGET_ALLOW_PRIVATE_HOSTS": "127.0.0.1",
+           "DOIGET_CA_BUNDLE": str(ca_bundle)}
     return api, env
 
 
@@ -49,7 +49,7 @@ def test_cli_expand_related_connect_review_export(tmp_path, https_server, client
     assert human.returncode == 0 and human.stdout.startswith("1. [")
     assert "Paper 2" in human.stdout.splitlines()[0] and "co_citation 1" in human.stdout and "heuristic" in human.stdout
 
-    connect = run(home, "graph", "connect", f"doi:10.5555/fake.6", f"doi:10.5555/fake.5")
+    connect = run(home, "graph", "connect", "doi:10.5555/fake.6", "doi:10.5555/fake.5")
     assert connect.returncode == 0
     assert "cites → doi:10.5555/fake.0" in connect.stdout and "cites → doi:10.5555/fake.5" in connect.stdout
 

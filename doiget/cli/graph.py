@@ -55,8 +55,9 @@ def _stderr():
 
 
 def paper(p: dict[str, Any]) -> str:
+    name = p.get("ref") or f"entry {p['id']}"
     stub = " (stub)" if p.get("is_stub") else ""
-    return f"{p.get('ref') or 'entry ' + str(p['id'])}  ({p.get('year') or 'n.d.'}) {p.get('title') or '(untitled)'}{stub}"
+    return f"{name}  ({p.get('year') or 'n.d.'}) {p.get('title') or '(untitled)'}{stub}"
 
 
 def _render_expand(r: dict[str, Any]) -> str:
