@@ -63,15 +63,10 @@ def build_graph(nodes: Iterable[dict], edges: Iterable[tuple[int, int]]) -> nx.D
     PageRank and its Adamic–Adar degree.
     """
     G = nx.DiGraph()
-    for node in nodes:
-        G.add_node(node["id"], **_node_attrs({k: v for k, v in node.items() if k != "id"}))
-    for citing, cited in edges:
-        if citing == cited:
-            continue
-        for n in (citing, cited):
-            if n not in G:
-                G.add_node(n, **_node_attrs({}))
-        G.add_edge(citing, cited)
+    G.add_nodes_from((node["id"], _node_attrs({k: v for k, v in node.items() if k != "id"})) for node in nodes)
+    edges = [(citing, cited) for citing, cited in edges if citing != cited]
+    G.add_nodes_from((n, _node_attrs({})) for n in {n for edge in edges for n in edge}.difference(G))
+    G.add_edges_from(edges)
     return G
 
 

@@ -19,6 +19,7 @@ from doiget.models import Entry, SearchHit, Work
 from doiget.refs import Ref
 from doiget.sources.base import Http
 from doiget.sources.resolve import resolve as resolve_work
+from doiget.store import citations as citation_store
 from doiget.store import entries as entry_store
 from doiget.store.fts import compile_query, is_fts_error
 from doiget.store.health import health_report
@@ -31,6 +32,7 @@ RefLike = Ref | str | int
 MAX_TAG_LENGTH = 100
 MAX_ANNOTATION_LENGTH = 100_000
 MAX_SQL_ROWS = 10_000
+MAX_GRAPH_SEEDS = 500
 ENTRY_FTS_COLUMNS = ("title", "abstract", "authors", "venue", "year", "tags", "notes")
 # bm25 column weights, in ENTRY_FTS_COLUMNS order: a title hit counts most.
 ENTRY_FTS_WEIGHTS = (10.0, 3.0, 5.0, 2.0, 1.0, 4.0, 2.0)
@@ -86,6 +88,8 @@ class Library:
         work = Work.model_validate(work) if isinstance(work, dict) else work
         with self.store.write() as conn:
             entry_id = entry_store.upsert_work(conn, work)
+            if work.references:
+                citation_store.save_references(conn, entry_id, work.references)
             if tags:
                 self._tag(conn, entry_id, tags)
             return entry_store.load(conn, [entry_id])[0]
@@ -505,6 +509,73 @@ class Library:
         return note_to_markdown(self.note_read(note_id))
 
     # ---- citation graph (doiget/graph.py) ------------------------------------------------
+    # Imported on demand: networkx costs a noticeable fraction of every CLI start-up.
+    def expand_citation_graph(self, ref: RefLike, direction: str = "references", depth: int = 1,
+                              max_nodes: int = 100, max_requests: int = 20, *,
+                              progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
+        """Walk OpenAlex from ``ref`` (references, cited_by or both; depth 1-2), storing the works met as stubs
+        and the edges between them; capped at ``max_nodes`` (≤ 500) and ``max_requests`` (≤ 100)."""
+        from doiget import citation_graph, expansion
+
+        self.config.require("write")
+        target = _ref(ref)
+        if isinstance(target, int):
+            with self.store.read() as conn:
+                target = entry_store.load(conn, [entry_store.require_id(conn, target)])[0].ref
+        raw = expansion.expand(self.store, lambda: self.http, target, direction, depth, max_nodes, max_requests,
+                               progress)
+        return citation_graph.expansion_report(self.store, raw, direction, depth)
+
+    def related(self, refs: list[RefLike], ranking: str = "similarity", limit: int = 20) -> dict[str, Any]:
+        """Papers related to ``refs`` in the local citation graph (seeds excluded), best first, with the
+        score components of ``ranking``: similarity, influence or recent."""
+        from doiget import citation_graph
+
+        limit = _bounded_int(limit, "limit", 1, 1000)
+        return citation_graph.related(self.store, self._seed_ids(refs), ranking, limit)
+
+    def connect(self, from_ref: RefLike, to_ref: RefLike, max_paths: int = 5) -> dict[str, Any]:
+        """Up to ``max_paths`` shortest citation paths between two papers, with each edge's direction."""
+        from doiget import citation_graph
+
+        source, target = self._seed_ids([from_ref, to_ref], distinct=False)
+        return citation_graph.connect(self.store, source, target, _bounded_int(max_paths, "max_paths", 1, 20))
+
+    def literature_review(self, seeds: list[RefLike] | None = None, *, tag: str | None = None,
+                          collection: str | None = None, sections: list[str] | None = None,
+                          limit: int = 10) -> dict[str, Any]:
+        """Similar, important, review-candidate and recent papers, top authors and venues around the seeds
+        (refs, a tag's or a collection's entries; ≤ 500); a failing section is marked ``partial``."""
+        from doiget import citation_graph, graph
+
+        ids = self._seed_ids(seeds or [], tag=tag, collection=collection)
+        return citation_graph.literature_review(self.store, ids, sections or list(graph.SECTIONS),
+                                                _bounded_int(limit, "limit", 1, 100))
+
+    def graph_export(self, format: str = "graphml", refs: list[RefLike] | None = None) -> dict[str, Any]:
+        """The citation graph (or ``refs`` and their neighbours) as GraphML or node-link JSON ``text``."""
+        from doiget import citation_graph
+
+        around = self._seed_ids(refs) if refs is not None else None
+        body, nodes, edges = citation_graph.export(self.store, format, around)
+        return {"format": format, "nodes": nodes, "edges": edges, "text": body}
+
+    def _seed_ids(self, refs: list[RefLike], *, tag: str | None = None, collection: str | None = None,
+                  distinct: bool = True) -> list[int]:
+        from doiget import citation_graph
+
+        if len(refs) > MAX_GRAPH_SEEDS:
+            raise DoigetError(ErrorCode.INVALID_INPUT, f"{len(refs)} seed papers; at most {MAX_GRAPH_SEEDS}")
+        with self.store.read() as conn:
+            ids = [entry_store.require_id(conn, _ref(r)) for r in refs]
+            if not distinct:
+                return ids
+            ids = citation_graph.seed_ids(conn, ids, tag=_name(tag, "tag") if tag is not None else None,
+                                          collection=_name(collection, "collection") if collection is not None
+                                          else None)
+        if len(ids) > MAX_GRAPH_SEEDS:
+            raise DoigetError(ErrorCode.INVALID_INPUT, f"{len(ids)} seed papers; at most {MAX_GRAPH_SEEDS}")
+        return ids
 
     # ---- introspection ------------------------------------------------------------------
     def health(self) -> dict[str, Any]:

@@ -33,3 +33,19 @@ def citation_dag(n: int = 10_000, seed: int = 0, first_year: int = 1990, last_ye
                       "venue": f"Venue {rng.randrange(200)}" if rng.random() < 0.9 else None,
                       "type": "article-journal"})
     return build_graph(nodes, edges)
+
+
+def store_graph(lib, G: nx.DiGraph) -> dict[int, int]:
+    """Save ``G`` into the library ``lib`` (node n as work ``W{n + 1}``, edges from OpenAlex) in one
+    transaction; returns node -> entry id."""
+    from doiget.models import Author, Work
+    from doiget.store import citations, entries
+
+    ids: dict[int, int] = {}
+    with lib.store.write() as conn:
+        for n, attrs in G.nodes(data=True):
+            work = Work(openalex=f"W{n + 1}", title=attrs["title"], year=attrs["year"], venue=attrs["venue"],
+                        type=attrs["type"], authors=[Author(name=a) for a in attrs["authors"]])
+            ids[n] = entries.upsert_work(conn, work)
+        citations.add_edges(conn, [(ids[a], ids[b]) for a, b in G.edges], "openalex")
+    return ids

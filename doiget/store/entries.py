@@ -88,7 +88,7 @@ def upsert_work(conn: Connection, work: Work, *, stub: bool = False) -> int:
 def _merge_into(conn: Connection, keep: int, drop: int) -> None:
     """Move everything attached to entry ``drop`` onto ``keep`` and fill ``keep``'s empty fields."""
     for table, column in (("entry_tags", "entry_id"), ("collection_entries", "entry_id"),
-                          ("citations", "citing_id"), ("citations", "cited_id")):
+                          ("citations", "citing_id"), ("citations", "cited_id"), ("graph_expansions", "entry_id")):
         conn.execute(text(f"UPDATE OR IGNORE {table} SET {column} = :keep WHERE {column} = :drop"),
                      {"keep": keep, "drop": drop})
     conn.execute(text("DELETE FROM citations WHERE citing_id = cited_id"))
