@@ -105,7 +105,7 @@ def test_repeated_resolve_is_served_from_the_cache(lib, env):
     assert lib.resolve(PNAS_DOI).id == entry.id and len(env.seen) == requests
     assert [(s, c) for s, _, _, c in fetch_log(lib)] == [("crossref", 0), ("openalex", 0), ("crossref", 1),
                                                           ("openalex", 1)]
-    assert not entry.has_pdf and lib.sql("SELECT count(*) FROM entries")["rows"] == [[1]]
+    assert not entry.has_pdf and lib.sql("SELECT count(*) FROM entries WHERE is_stub = 0")["rows"] == [[1]]
 
 
 def test_no_cache_asks_upstream_again(make_lib, env):
