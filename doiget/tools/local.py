@@ -72,7 +72,7 @@ def _tag(lib: LibraryAccess, p: TagParams) -> dict[str, Any]:
     for name in p.remove_from_collections:
         library.collection_remove(name, [p.ref])
     entry = library.info(p.ref)
-    return {"ref": str(entry.ref), "tags": entry.tags, "collections": entry.collections}
+    return {"ref": entry.ref_label, "tags": entry.tags, "collections": entry.collections}
 
 
 def _annotate(lib: LibraryAccess, p: AnnotateParams) -> dict[str, Any]:
