@@ -48,7 +48,7 @@ def emit(args: argparse.Namespace, result: Any) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from doiget.cli import local
+    from doiget.cli import fulltext, local
 
     # SUPPRESS: an option given before the command must survive the subcommand's defaults.
     common = argparse.ArgumentParser(add_help=False)
@@ -66,7 +66,7 @@ def build_parser() -> argparse.ArgumentParser:
         p.set_defaults(handler=handler, render=render)
         return p
 
-    for module in (local,):
+    for module in (local, fulltext):
         module.register(command)
     return parser
 

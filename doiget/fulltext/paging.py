@@ -54,9 +54,10 @@ def _cut(text: str, start: int, end: int) -> int:
     return end
 
 
-def _pages(page_offsets: list[int], start: int, end: int, first: int | None) -> list[int]:
-    """[first, last] 1-based PDF pages the span [start, end) touches (``first`` when a page was asked for:
-    pages without text share their offset with the next page)."""
-    first = first or max(bisect_right(page_offsets, start), 1)
-    last = max(bisect_right(page_offsets, max(end - 1, start)), first)
-    return [first, last]
+def _pages(page_offsets: list[int], start: int, end: int, page: int | None) -> list[int]:
+    """[first, last] 1-based PDF pages the span [start, end) touches; [page, page] when a page was asked for
+    (a page without text shares its offset with the next one, so offsets alone cannot name it)."""
+    if page is not None:
+        return [page, page]
+    first = max(bisect_right(page_offsets, start), 1)
+    return [first, max(bisect_right(page_offsets, max(end - 1, start)), first)]

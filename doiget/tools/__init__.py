@@ -3,10 +3,11 @@ from __future__ import annotations
 
 import json
 
+from doiget.tools.fulltext import FULLTEXT_TOOLS
 from doiget.tools.local import LOCAL_TOOLS
 from doiget.tools.spec import ToolSpec
 
-TOOLS: dict[str, ToolSpec] = {spec.name: spec for spec in [*LOCAL_TOOLS]}
+TOOLS: dict[str, ToolSpec] = {spec.name: spec for spec in [*LOCAL_TOOLS, *FULLTEXT_TOOLS]}
 
 
 def tools_markdown() -> str:
