@@ -3,6 +3,7 @@ server and the CLI are thin adapters over it."""
 from __future__ import annotations
 
 import hashlib
+import itertools
 import logging
 import os
 import re
@@ -551,9 +552,10 @@ class Library:
             self.add_artefact(entry.id, "tex", data, mime=download.content_type, source="arxiv",
                               url=download.final_url)
         main = source.files[source.main_file]
+        listed = itertools.islice(source.files.items(), MAX_LISTED_FILES)
         return {"ref": entry.ref_label, "id": entry.id, "sha256": hashlib.sha256(data).hexdigest(),
                 "downloaded": not stored, "main_file": source.main_file, "file_count": len(source.files),
-                "files": [{"path": path, "chars": len(body)} for path, body in list(source.files.items())[:MAX_LISTED_FILES]],
+                "files": [{"path": path, "chars": len(body)} for path, body in listed],
                 **bounded_slice(main, _bounded_int(offset, "offset", 0, 2**53), max_chars)}
 
     # ---- bibliography, citations strings, notes (doiget/export/, doiget/citations.py) ---

@@ -22,7 +22,9 @@ Offset = Annotated[int, Field(ge=0, le=2**53, description="character offset to s
 
 class PaperTextParams(Params):
     ref: RefArg
-    format: Literal["auto", "html", "jats", "bioc", "pdf", "tex"] = "auto"
+    format: Annotated[Literal["auto", "html", "jats", "bioc", "pdf", "tex"], Field(
+        description="auto: ar5iv HTML, JATS or BioC before the PDF, LaTeX last; or that artefact kind",
+        json_schema_extra={"maxLength": 4})] = "auto"
     offset: Offset = 0
     max_chars: MaxChars = DEFAULT_MAX_CHARS
     page: Annotated[int | None, Field(ge=1, le=100_000, description="PDF page to jump to (PDF text only; "

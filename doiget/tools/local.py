@@ -108,8 +108,8 @@ LOCAL_TOOLS: list[ToolSpec] = [
              when="Finding papers you already have, by topic, author, tag or note text. For papers not yet in "
                   "the library use a remote search tool.",
              outputs="{ok, count, hits: [{id, ref, title, authors, year, venue, tags, has_pdf, score (bm25, "
-                     "lower is better), snippet with **highlights**, fulltext (with include_fulltext: {format, heading, "
-                     "page, char_start, char_end, score, snippet} or null)}]}, best first; INVALID_QUERY for "
+                     "lower is better), snippet with **highlights**, fulltext (with include_fulltext: {format, "
+                     "heading, page, char_start, char_end, score, snippet} or null)}]}, best first; INVALID_QUERY for "
                      "malformed query syntax.",
              costs=LOCAL_COSTS, side_effects=NO_SIDE_EFFECTS, limits="At most 100 hits per call; query at most 1000 characters.",
              params=SearchLocalParams, run=_search_local, read_only=True),

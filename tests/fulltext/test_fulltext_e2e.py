@@ -125,7 +125,8 @@ def test_read_and_find_both_papers_over_mcp(home, loopback_env, upstream, tmp_pa
     assert {t.uri_template for t in out["templates"]} == {"doiget://entry/{id}/metadata",
                                                           "doiget://entry/{id}/text{?offset,max_chars}"}
     first = out["arXiv:1707.08567"][0]
-    assert out["resource"].text == html_text[:len(out["resource"].text)] and out["resource"].mime_type == "text/markdown"
+    assert out["resource"].mime_type == "text/markdown"
+    assert out["resource"].text == html_text[:len(out["resource"].text)]
     assert out["resource"].meta["content_sha256"] == first["content_sha256"]
     assert out["next"].text.startswith(html_text[out["resource"].meta["next_offset"]:][:50])
     assert json.loads(out["metadata"].text)["arxiv"] == "1707.08567"
@@ -172,14 +173,16 @@ def test_read_and_find_both_papers_from_the_cli(home, upstream, tmp_path):
             offset = page["next_offset"]
         assert "".join(pieces) == text and len(pieces) >= 2
     human = cli(home, "text", "PMC2329613", "--max-chars", "500")
-    assert human.stdout.startswith("# The Dutch version") and "next: doiget text pmcid:PMC2329613 --offset" in human.stdout
+    assert human.stdout.startswith("# The Dutch version")
+    assert "next: doiget text pmcid:PMC2329613 --offset" in human.stdout
 
     pdf = tmp_path / "paper.pdf"
     pdf.write_bytes(sample_paper())
     added = cli(home, "add", str(pdf), str(pdf))
     assert added.returncode == 0, added.stderr
     first, second = added.stdout.splitlines()
-    assert first.startswith(f"{pdf}: added doi:10.1234/test.doc-42") and "already stored as doi:10.1234/test.doc-42" in second
+    assert first.startswith(f"{pdf}: added doi:10.1234/test.doc-42")
+    assert second.startswith(f"{pdf}: already stored as doi:10.1234/test.doc-42")
     page = cli(home, "text", "10.1234/test.doc-42", "--page", "2")
     assert page.stdout.startswith("## 2 Two Column Results") and "page 2 of 5" in page.stdout
     assert "**RIGHTCOL**" in cli(home, "grep", "RIGHTCOL", "--ref", "10.1234/test.doc-42", "-n", "1").stdout
