@@ -342,8 +342,10 @@ class Library:
                               f"format must be one of auto, {', '.join(fulltext_index.EXTRACTORS)}")
         offset = _bounded_int(offset, "offset", 0, 2**53)
         max_chars = _bounded_int(max_chars, "max_chars", 1, MAX_TEXT_CHARS)
-        if page is not None and (_bounded_int(page, "page", 1, 10**6) and offset):
-            raise DoigetError(ErrorCode.INVALID_INPUT, "give page or offset, not both")
+        if page is not None:
+            page = _bounded_int(page, "page", 1, 10**6)
+            if offset:
+                raise DoigetError(ErrorCode.INVALID_INPUT, "give page or offset, not both")
         with self.store.read() as conn:
             entry = entry_store.load(conn, [entry_store.require_id(conn, _ref(ref))])[0]
             candidates = fulltext_index.reading_order(conn, entry.id, None if format == "auto" else format)
@@ -542,13 +544,21 @@ class Library:
             source = read_tex_source(data)
         else:
             self.config.require("write")
-            download = self.http.download("arxiv", arxiv.source_url(Ref("arxiv", entry.arxiv)),
-                                          self.store.blobs.temp_dir(), expect="gzip_or_tar", max_bytes=MAX_TEX_BYTES)
             try:
-                data = download.path.read_bytes()
-            finally:
-                download.path.unlink(missing_ok=True)
-            source = read_tex_source(data)  # only a readable source is stored
+                download = self.http.download("arxiv", arxiv.source_url(Ref("arxiv", entry.arxiv)),
+                                              self.store.blobs.temp_dir(), expect="gzip_or_tar",
+                                              max_bytes=MAX_TEX_BYTES)
+                try:
+                    data = download.path.read_bytes()
+                finally:
+                    download.path.unlink(missing_ok=True)
+                source = read_tex_source(data)  # only a readable source is stored
+            except DoigetError as exc:
+                # A PDF-only submission's e-print is the PDF itself.
+                if exc.code is not ErrorCode.INVALID_INPUT and exc.details.get("reason") != "not_archive":
+                    raise
+                raise DoigetError(ErrorCode.NOT_FOUND, f"arXiv has no LaTeX source for {entry.ref_label}: "
+                                  f"{exc.message}") from exc
             self.add_artefact(entry.id, "tex", data, mime=download.content_type, source="arxiv",
                               url=download.final_url)
         main = source.files[source.main_file]

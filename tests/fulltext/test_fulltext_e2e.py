@@ -19,6 +19,7 @@ from pdfgen import sample_paper
 from test_tex import MAIN, METHODS, tarball
 
 from doiget.config import load_config
+from doiget.errors import DoigetError, ErrorCode
 from doiget.fulltext import extract_ar5iv, extract_jats
 from doiget.library import Library
 from doiget.mcp_server import LibraryHolder, call_tool
@@ -47,7 +48,7 @@ def loopback_env(https_server, client_ca, monkeypatch, upstream):
 
 
 @pytest.fixture
-def home(tmp_path, loopback_env):
+def home(tmp_path, loopback_env, https_server):
     """A library holding an arXiv paper whose ar5iv HTML and e-print were fetched, and a PMC paper (not yet)."""
     home = tmp_path / "lib"
     with Library(load_config(home)) as lib:
@@ -58,6 +59,12 @@ def home(tmp_path, loopback_env):
         tex = lib.tex_source("arXiv:1707.08567", max_chars=100)
         assert tex["downloaded"] and tex["main_file"] == "paper.tex" and tex["next_offset"] == len(tex["text"])
         assert lib.tex_source("arXiv:1707.08567")["downloaded"] is False
+        lib.add(Work(arxiv="2101.01234", title="PDF-only submission"))
+        https_server.route("/e-print/2101.01234", Reply(200, sample_paper(), {"Content-Type": "application/pdf"}))
+        with pytest.raises(DoigetError) as err:
+            lib.tex_source("arXiv:2101.01234")
+        assert err.value.code is ErrorCode.NOT_FOUND and "not a gzip_or_tar" in err.value.message
+        assert lib.info("arXiv:2101.01234").artefacts == []
         assert lib.sql("SELECT count(*) FROM v_fetch_log WHERE outcome = 'ok'")["rows"] == [[2]]
     return home
 
