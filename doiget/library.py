@@ -2,7 +2,11 @@
 server and the CLI are thin adapters over it."""
 from __future__ import annotations
 
+import hashlib
+import itertools
+import logging
 import os
+import re
 import threading
 import time
 from collections.abc import Callable
@@ -15,8 +19,16 @@ from sqlalchemy.exc import DBAPIError, OperationalError
 from doiget import fetch as pipeline
 from doiget.config import Config, load_config
 from doiget.errors import DoigetError, ErrorCode
-from doiget.models import Entry, SearchHit, Work
+from doiget.fulltext import alternates
+from doiget.fulltext import index as fulltext_index
+from doiget.fulltext import search as fulltext_search
+from doiget.fulltext.document import Document
+from doiget.fulltext.paging import bounded_slice, text_page
+from doiget.fulltext.pdf import PdfSniff, sniff_pdf
+from doiget.fulltext.tex import read_tex_source
+from doiget.models import Author, ChunkMatch, Entry, SearchHit, TextHit, Work
 from doiget.refs import Ref
+from doiget.sources import arxiv
 from doiget.sources.base import Http
 from doiget.sources.resolve import resolve as resolve_work
 from doiget.store import citations as citation_store
@@ -28,11 +40,18 @@ from doiget.store.store import Store, now
 if TYPE_CHECKING:
     from doiget.sources.http import Download
 
+log = logging.getLogger("doiget.library")
 RefLike = Ref | str | int
 MAX_TAG_LENGTH = 100
 MAX_ANNOTATION_LENGTH = 100_000
 MAX_SQL_ROWS = 10_000
 MAX_GRAPH_SEEDS = 500
+LOCAL_ID = re.compile(r"#\d{1,18}")  # an entry's local id, the name of entries without identifiers
+MAX_TEXT_CHARS = 100_000
+MAX_PDF_BYTES = 200 * 1024 * 1024
+MAX_TEX_BYTES = 50 * 1024 * 1024
+MAX_LISTED_FILES = 200
+PDF_MAGIC_WINDOW = 1024  # readers accept the %PDF- header anywhere in the first KiB
 ENTRY_FTS_COLUMNS = ("title", "abstract", "authors", "venue", "year", "tags", "notes")
 # bm25 column weights, in ENTRY_FTS_COLUMNS order: a title hit counts most.
 ENTRY_FTS_WEIGHTS = (10.0, 3.0, 5.0, 2.0, 1.0, 4.0, 2.0)
@@ -108,28 +127,19 @@ class Library:
             return entry_store.load(conn, ids)
 
     def search(self, query: str, limit: int = 20, *, year_from: int | None = None, year_to: int | None = None,
-               tag: str | None = None, collection: str | None = None, has_pdf: bool | None = None) -> list[SearchHit]:
-        """Entries matching ``query`` (words, "phrases", prefix*, AND/OR/NOT, column:term), best first by bm25."""
+               tag: str | None = None, collection: str | None = None, has_pdf: bool | None = None,
+               include_fulltext: bool = False) -> list[SearchHit]:
+        """Entries matching ``query`` (words, "phrases", prefix*, AND/OR/NOT, column:term), best first by bm25.
+
+        ``include_fulltext`` also searches the papers' text: each hit carries its best passage, and papers
+        matched only inside their text follow the metadata matches."""
         limit = _bounded_int(limit, "limit", 1, 100)
         match = compile_query(query, ENTRY_FTS_COLUMNS)
-        clauses, params = ["entries_fts MATCH :match", "e.is_stub = 0"], {"match": match, "limit": limit}
-        if year_from is not None:
-            clauses.append("e.year >= :year_from")
-            params["year_from"] = _bounded_int(year_from, "year_from", 0, 3000)
-        if year_to is not None:
-            clauses.append("e.year <= :year_to")
-            params["year_to"] = _bounded_int(year_to, "year_to", 0, 3000)
-        if tag is not None:
-            clauses.append("EXISTS (SELECT 1 FROM entry_tags et JOIN tags t ON t.id = et.tag_id "
-                           "WHERE et.entry_id = e.id AND t.name = :tag)")
-            params["tag"] = _name(tag, "tag")
-        if collection is not None:
-            clauses.append("EXISTS (SELECT 1 FROM collection_entries ce JOIN collections c ON c.id = ce.collection_id "
-                           "WHERE ce.entry_id = e.id AND c.name = :collection)")
-            params["collection"] = _name(collection, "collection")
-        if has_pdf is not None:
-            clauses.append(("" if has_pdf else "NOT ") +
-                           "EXISTS (SELECT 1 FROM artefacts a WHERE a.entry_id = e.id AND a.kind = 'pdf')")
+        filters = _entry_filters(year_from=year_from, year_to=year_to, tag=tag, collection=collection,
+                                 has_pdf=has_pdf)
+        clauses, params = entry_store.filter_clauses(**filters)
+        clauses = ["entries_fts MATCH :match", "e.is_stub = 0", *clauses]
+        params.update(match=match, limit=limit)
         weights = ", ".join(str(w) for w in ENTRY_FTS_WEIGHTS)
         sql = (f"SELECT e.id, bm25(entries_fts, {weights}) AS score, "
                "snippet(entries_fts, -1, '**', '**', '…', 16) AS snippet "
@@ -143,7 +153,8 @@ class Library:
             if is_fts_error(exc.orig):
                 raise DoigetError(ErrorCode.INVALID_QUERY, f"cannot search for {query!r}: {exc.orig}") from exc
             raise
-        return [SearchHit(id=r.id, score=r.score, snippet=r.snippet, **shown[r.id]) for r in rows]
+        hits = [SearchHit(id=r.id, score=r.score, snippet=r.snippet, **shown[r.id]) for r in rows]
+        return self._with_fulltext(hits, query, limit, filters) if include_fulltext else hits
 
     def delete(self, ref: RefLike) -> dict[str, Any]:
         """Remove an entry and everything attached to it, then the blobs nothing else references."""
@@ -304,10 +315,13 @@ class Library:
         # the blob is complete and in place before any row names it
         with self.store.write() as conn:
             entry_id = entry_store.require_id(conn, _ref(ref))
-            conn.execute(text("INSERT OR IGNORE INTO artefacts (entry_id, kind, sha256, size, mime, source, url, "
-                              "created_at) VALUES (:e, :k, :s, :n, :m, :src, :u, :t)"),
-                         {"e": entry_id, "k": kind, "s": sha, "n": size, "m": mime, "src": source, "u": url,
-                          "t": now()})
+            artefact_id = conn.execute(text(
+                "INSERT OR IGNORE INTO artefacts (entry_id, kind, sha256, size, mime, source, url, "
+                "created_at) VALUES (:e, :k, :s, :n, :m, :src, :u, :t) RETURNING id"),
+                {"e": entry_id, "k": kind, "s": sha, "n": size, "m": mime, "src": source, "u": url,
+                 "t": now()}).scalar()
+        if artefact_id is not None and kind in fulltext_index.EXTRACTORS:
+            self._index_artefact(artefact_id, kind, sha)
         return sha
 
     def gc(self, grace_seconds: float = 900, dry_run: bool = False) -> dict[str, Any]:
@@ -376,6 +390,242 @@ class Library:
         return pipeline.paper_search(self, query, filters, cursor, per_page)
 
     # ---- full text (doiget/fulltext/) ---------------------------------------------------
+    def text(self, ref: RefLike, format: str = "auto", offset: int = 0, max_chars: int = 15000,
+             page: int | None = None) -> dict[str, Any]:
+        """One bounded page of a paper's sectioned text (Markdown headings), from ``offset`` or PDF ``page``.
+
+        ``format`` "auto" reads ar5iv HTML, JATS or BioC before the PDF (then the LaTeX source); NOT_FOUND
+        when no extractable artefact is stored (fetch the paper first; this never fetches)."""
+        if format not in ("auto", *fulltext_index.EXTRACTORS):
+            raise DoigetError(ErrorCode.INVALID_INPUT,
+                              f"format must be one of auto, {', '.join(fulltext_index.EXTRACTORS)}")
+        offset = _bounded_int(offset, "offset", 0, 2**53)
+        max_chars = _bounded_int(max_chars, "max_chars", 1, MAX_TEXT_CHARS)
+        if page is not None:
+            page = _bounded_int(page, "page", 1, 10**6)
+            if offset:
+                raise DoigetError(ErrorCode.INVALID_INPUT, "give page or offset, not both")
+        with self.store.read() as conn:
+            entry = entry_store.load(conn, [entry_store.require_id(conn, _ref(ref))])[0]
+            candidates = fulltext_index.reading_order(conn, entry.id, None if format == "auto" else format)
+        if not candidates:
+            stored = "no extractable full text" if format == "auto" else f"no {format} artefact"
+            raise DoigetError(ErrorCode.NOT_FOUND, f"{entry.ref_label} has {stored} in the library; fetch it first "
+                              "(doiget fetch, or doiget_fetch_fulltext for ar5iv/JATS/BioC)")
+        artefact, doc = self._readable_document(candidates)
+        return {"ref": entry.ref_label, "id": entry.id, "title": entry.title, "format": artefact.kind,
+                "sha256": artefact.sha256, **text_page(doc, offset, max_chars, page)}
+
+    def _readable_document(self, candidates: list) -> tuple[Any, Document]:
+        """The first candidate artefact that extracts to some text (else the first that extracts at all)."""
+        readable, first_error = None, None
+        for artefact in candidates:
+            try:
+                doc = fulltext_index.load_document(self.store.blobs, artefact.kind, artefact.sha256)
+            except DoigetError as exc:
+                first_error = first_error or exc
+                continue
+            if doc.text.strip():
+                return artefact, doc
+            readable = readable or (artefact, doc)
+        if readable is None:
+            raise first_error
+        return readable
+
+    def search_text(self, query: str, limit: int = 20, *, ref: RefLike | None = None, tag: str | None = None,
+                    collection: str | None = None, year_from: int | None = None,
+                    year_to: int | None = None) -> list[TextHit]:
+        """Passages of the papers' text matching ``query`` ("phrases", prefix*, AND/OR/NOT, heading:term),
+        best first by bm25, each naming its paper, section heading, PDF page and character offset."""
+        limit = _bounded_int(limit, "limit", 1, 100)
+        match = compile_query(query, fulltext_search.COLUMNS)
+        clauses, params = entry_store.filter_clauses(**_entry_filters(
+            year_from=year_from, year_to=year_to, tag=tag, collection=collection))
+        with self.store.read() as conn:
+            if ref is not None:
+                clauses.append("e.id = :entry_id")
+                params["entry_id"] = entry_store.require_id(conn, _ref(ref))
+            return fulltext_search.search_chunks(conn, match, limit, clauses, params)
+
+    def _with_fulltext(self, hits: list[SearchHit], query: str, limit: int,
+                       filters: dict[str, Any]) -> list[SearchHit]:
+        """``hits`` each with their best passage, then the papers that match only inside their text."""
+        clauses, params = entry_store.filter_clauses(**filters)
+        with self.store.read() as conn:
+            passages = fulltext_search.search_chunks(conn, compile_query(query, fulltext_search.COLUMNS), limit,
+                                                     clauses, params, best_per_entry=True)
+            found = {hit.id for hit in hits}
+            others = {e.id: e for e in entry_store.load(conn, [p.id for p in passages if p.id not in found])}
+        best = {p.id: ChunkMatch.model_validate(p.model_dump(include=set(ChunkMatch.model_fields)))
+                for p in passages}
+        merged = [hit.model_copy(update={"fulltext": best.get(hit.id)}) for hit in hits]
+        for passage in passages:
+            entry = others.get(passage.id)
+            if entry is not None:
+                merged.append(SearchHit(id=entry.id, ref=entry.ref_label, title=entry.title,
+                                        authors=[a.name for a in entry.authors], year=entry.year, venue=entry.venue,
+                                        tags=entry.tags, has_pdf=entry.has_pdf, score=passage.score,
+                                        snippet=passage.snippet, fulltext=best[entry.id]))
+        return merged[:limit]
+
+    def _index_artefact(self, artefact_id: int, kind: str, sha256: str, *, fresh: bool = False) -> dict[str, Any]:
+        """Extract one stored artefact (outside any transaction) and write its chunk rows. An extraction
+        failure is logged and returned, never raised: the artefact stays stored, with no chunks."""
+        try:
+            doc = fulltext_index.load_document(self.store.blobs, kind, sha256, fresh=fresh)
+        except Exception as exc:  # extractors are fed untrusted bytes; any failure must leave the artefact be
+            error = exc if isinstance(exc, DoigetError) else DoigetError(
+                ErrorCode.INTERNAL_ERROR, f"{type(exc).__name__} while extracting: {exc}")
+            log.warning("cannot index %s artefact %d (sha256 %s): %s", kind, artefact_id, sha256[:12], error.message)
+            return {"indexed": False, "error": error.to_dict()}
+        with self.store.write() as conn:
+            changed = fulltext_index.replace_chunks(conn, artefact_id, doc)
+        return {"indexed": changed is not None, "changed": bool(changed), "chunks": len(doc.chunks),
+                "content_sha256": doc.content_sha256}
+
+    def reindex(self, ref: RefLike | None = None,
+                progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
+        """Re-extract and re-index the artefacts of one entry, or of the whole library; ``progress(done, total)``
+        is called after each. Unchanged chunk rows are left untouched."""
+        self.config.require("write")
+        with self.store.read() as conn:
+            entry_id = None if ref is None else entry_store.require_id(conn, _ref(ref))
+            artefacts = fulltext_index.extractable(conn, entry_id)
+        report: dict[str, Any] = {"artefacts": len(artefacts), "indexed": 0, "changed": 0, "chunks": 0, "failed": []}
+        for done, artefact in enumerate(artefacts, start=1):
+            outcome = self._index_artefact(artefact.id, artefact.kind, artefact.sha256, fresh=True)
+            if outcome["indexed"]:
+                report["indexed"] += 1
+                report["changed"] += outcome["changed"]
+                report["chunks"] += outcome["chunks"]
+            elif "error" in outcome:
+                report["failed"].append({"entry_id": artefact.entry_id, "kind": artefact.kind,
+                                         "sha256": artefact.sha256, "error": outcome["error"]})
+            if progress is not None:
+                progress(done, len(artefacts))
+        return report
+
+    def fetch_fulltext(self, ref: RefLike) -> dict[str, Any]:
+        """Download a paper's structured full text — ar5iv HTML (arXiv), Europe PMC JATS, else PMC BioC
+        (open-access PMC papers) — and store and index each; one that does not exist is reported, not raised."""
+        self.config.require("write")
+        self.config.require("network")
+        entry = self.info(ref)
+        stored = {a.kind for a in entry.artefacts}
+        outcomes = []
+        for alternate in alternates.for_entry(entry):
+            outcome: dict[str, Any] = {"format": alternate.kind, "source": alternate.source, "url": alternate.url}
+            if alternate.url is None:
+                outcome.update(status="missing", reason=alternate.reason)
+            elif alternate.kind in stored:
+                outcome.update(status="already_stored")
+            elif alternate.fallback_for in stored:
+                outcome.update(status="skipped", reason=f"the {alternate.fallback_for} text is stored")
+            else:
+                outcome.update(self._fetch_alternate(entry.id, alternate))
+                if outcome["status"] == "stored":
+                    stored.add(alternate.kind)
+            outcomes.append(outcome)
+        return {"ref": entry.ref_label, "id": entry.id, "alternates": outcomes,
+                "stored": sum(o["status"] == "stored" for o in outcomes)}
+
+    def _fetch_alternate(self, entry_id: int, alternate: alternates.Alternate) -> dict[str, Any]:
+        try:
+            # Not cached: the body is stored as a blob, not kept twice in http_cache.
+            response = self.http.get(alternate.source, alternate.url, cache=False)
+        except DoigetError as exc:
+            if exc.code is ErrorCode.NOT_FOUND:
+                return {"status": "missing", "reason": exc.message}
+            return {"status": "failed", "error": exc.to_dict()}
+        try:  # ar5iv answers papers it has not rendered with arXiv's abstract page; BioC with an error text
+            chunks = len(fulltext_index.extract(alternate.kind, response.content).chunks)
+        except DoigetError as exc:
+            return {"status": "missing", "reason": f"{alternate.source} served no usable full text: {exc.message}"}
+        if not chunks:
+            return {"status": "missing", "reason": f"{alternate.source} served a page without full text"}
+        sha = self.add_artefact(entry_id, alternate.kind, response.content, source=alternate.source,
+                                mime=response.headers.get("content-type"), url=alternate.url)
+        return {"status": "stored", "sha256": sha, "chunks": chunks}
+
+    def add_pdf(self, pdf: bytes | str | os.PathLike[str], ref: RefLike | None = None) -> dict[str, Any]:
+        """Import a PDF you have: the entry already holding these bytes, else the entry of ``ref`` or of the
+        DOI/arXiv id found in the PDF (resolved when the network is allowed), else one titled from the PDF."""
+        self.config.require("write")
+        data, name = _read_pdf(pdf)
+        sha = hashlib.sha256(data).hexdigest()
+        with self.store.read() as conn:
+            holder = conn.execute(text("SELECT entry_id FROM artefacts WHERE sha256 = :s AND kind = 'pdf' "
+                                       "ORDER BY id LIMIT 1"), {"s": sha}).scalar()
+        if holder is not None:
+            return {"entry": self.info(holder), "sha256": sha, "duplicate": True, "identified_by": "content"}
+        sniff = sniff_pdf(data)
+        target = _ref(ref) if ref is not None else (
+            Ref("doi", sniff.doi) if sniff.doi else Ref("arxiv", sniff.arxiv_id) if sniff.arxiv_id else None)
+        identified_by = "ref" if ref is not None else target.kind if target else "title"
+        entry_id = None
+        if target is not None:
+            with self.store.read() as conn:
+                entry_id = (entry_store.require_id(conn, target) if isinstance(target, int)
+                            else entry_store.find_id(conn, target))
+        resolved = False
+        if entry_id is None:
+            work, resolved = self._pdf_work(target, sniff, name)
+            entry_id = self.add(work).id
+        self.add_artefact(entry_id, "pdf", data, mime="application/pdf", source="import")
+        return {"entry": self.info(entry_id), "sha256": sha, "duplicate": False, "identified_by": identified_by,
+                "resolved": resolved}
+
+    def _pdf_work(self, ref: Ref | None, sniff: PdfSniff, name: str | None) -> tuple[Work, bool]:
+        """Metadata for an imported PDF: resolved from ``ref`` if the network allows, else what the PDF says."""
+        if ref is not None and self.config.network_enabled:
+            try:
+                return resolve_work(self.http, ref), True
+            except DoigetError as exc:
+                log.info("cannot resolve %s for an imported PDF, using the PDF's own metadata: %s", ref, exc.message)
+        title = sniff.title or name
+        if ref is None and not title:
+            raise DoigetError(ErrorCode.INVALID_INPUT, "the PDF has no DOI, arXiv id or title; pass ref= to say "
+                              "which paper it is")
+        return Work(**({ref.kind: ref.id} if ref else {}), title=title, sources=["pdf"],
+                    authors=[Author.from_parts(name=a) for a in sniff.authors]), False
+
+    def tex_source(self, ref: RefLike, max_chars: int = 15000, offset: int = 0) -> dict[str, Any]:
+        """The LaTeX source of an arXiv paper: its main .tex file (a bounded page of it) and its file list.
+        The e-print is downloaded and stored (kind "tex") the first time."""
+        max_chars = _bounded_int(max_chars, "max_chars", 1, MAX_TEXT_CHARS)
+        entry = self.info(ref)
+        if not entry.arxiv:
+            raise DoigetError(ErrorCode.NOT_FOUND, f"{entry.ref_label} has no arXiv id; only arXiv papers have "
+                              "LaTeX source")
+        stored = [a for a in entry.artefacts if a.kind == "tex"]
+        if stored:
+            data = self.store.blobs.read(stored[-1].sha256)
+            source = read_tex_source(data)
+        else:
+            self.config.require("write")
+            try:
+                download = self.http.download("arxiv", arxiv.source_url(Ref("arxiv", entry.arxiv)),
+                                              self.store.blobs.temp_dir(), expect="gzip_or_tar",
+                                              max_bytes=MAX_TEX_BYTES)
+                try:
+                    data = download.path.read_bytes()
+                finally:
+                    download.path.unlink(missing_ok=True)
+                source = read_tex_source(data)  # only a readable source is stored
+            except DoigetError as exc:
+                # A PDF-only submission's e-print is the PDF itself.
+                if exc.code is not ErrorCode.INVALID_INPUT and exc.details.get("reason") != "not_archive":
+                    raise
+                raise DoigetError(ErrorCode.NOT_FOUND, f"arXiv has no LaTeX source for {entry.ref_label}: "
+                                  f"{exc.message}") from exc
+            self.add_artefact(entry.id, "tex", data, mime=download.content_type, source="arxiv",
+                              url=download.final_url)
+        main = source.files[source.main_file]
+        listed = itertools.islice(source.files.items(), MAX_LISTED_FILES)
+        return {"ref": entry.ref_label, "id": entry.id, "sha256": hashlib.sha256(data).hexdigest(),
+                "downloaded": not stored, "main_file": source.main_file, "file_count": len(source.files),
+                "files": [{"path": path, "chars": len(body)} for path, body in listed],
+                **bounded_slice(main, _bounded_int(offset, "offset", 0, 2**53), max_chars)}
 
     # ---- bibliography, citations strings, notes (doiget/export/, doiget/citations.py) ---
     def export(self, format: str = "bibtex", refs: list[RefLike] | None = None, tag: str | None = None,
@@ -614,6 +864,8 @@ def _jsonable(value: Any) -> Any:
 
 
 def _ref(ref: RefLike) -> Ref | int:
+    if isinstance(ref, str) and LOCAL_ID.fullmatch(ref.strip()):
+        return int(ref.strip()[1:])
     return ref if isinstance(ref, int) and not isinstance(ref, bool) else Ref.parse(ref)
 
 
@@ -624,6 +876,35 @@ def _name(value: str, what: str) -> str:
     if len(value) > MAX_TAG_LENGTH:
         raise DoigetError(ErrorCode.INVALID_INPUT, f"{what} name longer than {MAX_TAG_LENGTH} characters")
     return value
+
+
+def _read_pdf(pdf: bytes | str | os.PathLike[str]) -> tuple[bytes, str | None]:
+    """The bytes of a PDF given as bytes or a path, and the file's stem; INVALID_INPUT unless it is a PDF."""
+    name = None
+    if not isinstance(pdf, bytes):
+        path = Path(pdf)
+        try:
+            if path.stat().st_size > MAX_PDF_BYTES:
+                raise DoigetError(ErrorCode.TOO_LARGE, f"{path} is larger than {MAX_PDF_BYTES} bytes")
+            pdf = path.read_bytes()
+        except OSError as exc:
+            raise DoigetError(ErrorCode.INVALID_INPUT, f"cannot read {path}: {exc.strerror or exc}") from exc
+        name = path.stem
+    if len(pdf) > MAX_PDF_BYTES:
+        raise DoigetError(ErrorCode.TOO_LARGE, f"PDF larger than {MAX_PDF_BYTES} bytes")
+    if b"%PDF-" not in pdf[:PDF_MAGIC_WINDOW]:
+        raise DoigetError(ErrorCode.INVALID_INPUT, "not a PDF (no %PDF- header)")
+    return pdf, name
+
+
+def _entry_filters(*, year_from: int | None = None, year_to: int | None = None, tag: str | None = None,
+                   collection: str | None = None, has_pdf: bool | None = None) -> dict[str, Any]:
+    """Validated entry filters (see :func:`doiget.store.entries.filter_clauses`)."""
+    return {"year_from": None if year_from is None else _bounded_int(year_from, "year_from", 0, 3000),
+            "year_to": None if year_to is None else _bounded_int(year_to, "year_to", 0, 3000),
+            "tag": None if tag is None else _name(tag, "tag"),
+            "collection": None if collection is None else _name(collection, "collection"),
+            "has_pdf": has_pdf}
 
 
 def _bounded_int(value: Any, what: str, low: int, high: int) -> int:

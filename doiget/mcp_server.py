@@ -15,6 +15,7 @@ from typing import Any
 import anyio
 import mcp_types as types
 from mcp.server.lowlevel import Server
+from mcp.shared.exceptions import MCPError
 from mcp.server.stdio import stdio_server
 from pydantic import ValidationError
 
@@ -23,11 +24,13 @@ from doiget.config import Config, load_config
 from doiget.errors import DoigetError, ErrorCode
 from doiget.library import Library
 from doiget.tools import TOOLS
+from doiget.tools.resources import TEMPLATES, read_resource
 from doiget.tools.spec import ToolSpec
 from doiget.models import failure, ok
 
 log = logging.getLogger("doiget.mcp")
 MAX_RESULT_CHARS = 200_000
+RESOURCE_NOT_FOUND = -32002  # the MCP specification's code for resources/read of an unknown resource
 
 
 class LibraryHolder:
@@ -66,6 +69,18 @@ def call_tool(holder: LibraryHolder, name: str, arguments: dict[str, Any] | None
     except Exception:  # boundary: nothing may escape as a traceback to the client
         log.exception("tool %s failed", name)
         return failure(DoigetError(ErrorCode.INTERNAL_ERROR, f"{name} failed unexpectedly; see the server log"))
+
+
+def resource_contents(holder: LibraryHolder, uri: str) -> tuple[str, str, dict[str, Any] | None]:
+    """Read one ``doiget://`` resource; a failure becomes a JSON-RPC error carrying the doiget code."""
+    try:
+        return read_resource(holder.get(), uri)
+    except DoigetError as exc:
+        code = RESOURCE_NOT_FOUND if exc.code is ErrorCode.NOT_FOUND else types.INVALID_PARAMS
+        raise MCPError(code, f"{exc.code.value}: {exc.message}", exc.to_dict()) from exc
+    except Exception as exc:  # boundary: nothing may escape as a traceback to the client
+        log.exception("reading %s failed", uri)
+        raise MCPError(types.INTERNAL_ERROR, "INTERNAL_ERROR: reading the resource failed; see the server log") from exc
 
 
 def _validation_message(exc: ValidationError) -> str:
@@ -107,8 +122,20 @@ def build_server(config: Config) -> tuple[Server, LibraryHolder]:
         return types.CallToolResult(content=[types.TextContent(type="text", text=body)],
                                     structured_content=json.loads(body), is_error=not envelope["ok"])
 
+    templates = [types.ResourceTemplate(name=t.name, uri_template=t.uri_template, mime_type=t.mime_type,
+                                        description=t.description) for t in TEMPLATES]
+
+    async def list_resource_templates(_ctx, _params) -> types.ListResourceTemplatesResult:
+        return types.ListResourceTemplatesResult(resource_templates=templates)
+
+    async def on_read_resource(_ctx, params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
+        mime, body, meta = await anyio.to_thread.run_sync(resource_contents, holder, params.uri)
+        return types.ReadResourceResult(contents=[
+            types.TextResourceContents(uri=params.uri, mime_type=mime, text=body, _meta=meta)])
+
     server = Server("doiget", version=__version__, instructions=INSTRUCTIONS,
-                    on_list_tools=list_tools, on_call_tool=on_call_tool)
+                    on_list_tools=list_tools, on_call_tool=on_call_tool,
+                    on_list_resource_templates=list_resource_templates, on_read_resource=on_read_resource)
     return server, holder
 
 

@@ -119,6 +119,12 @@ class Entry(Work):
     def ref(self) -> Ref:
         return self.primary_ref()
 
+    @property
+    def ref_label(self) -> str:
+        """How to name this entry: its canonical ref, or ``#<id>`` for an entry known only by its title
+        (an imported PDF without identifiers); the Library accepts both."""
+        return str(self.ref) if self.ids() else f"#{self.id}"
+
 
 class SearchHit(BaseModel):
     id: int
@@ -131,6 +137,29 @@ class SearchHit(BaseModel):
     has_pdf: bool
     score: float = Field(description="bm25 rank, lower is better")
     snippet: str
+    fulltext: "ChunkMatch | None" = Field(default=None, description="best matching passage of the paper's text "
+                                          "(only with include_fulltext)")
+
+
+class ChunkMatch(BaseModel):
+    """Where a full-text query matched inside a paper: read on with ``text(ref, format, offset=char_start)``."""
+
+    format: str = Field(description="artefact kind the text was extracted from: html, jats, bioc, pdf, tex")
+    heading: str | None
+    page: int | None = Field(description="1-based PDF page (PDF text only)")
+    char_start: int
+    char_end: int
+    score: float = Field(description="bm25 rank, lower is better")
+    snippet: str
+
+
+class TextHit(ChunkMatch):
+    """A full-text search hit: one passage of one paper."""
+
+    id: int
+    ref: str
+    title: str | None
+    year: int | None
 
 
 class ErrorInfo(BaseModel):

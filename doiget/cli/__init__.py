@@ -48,7 +48,7 @@ def emit(args: argparse.Namespace, result: Any) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from doiget.cli import bibliography, fetch, graph, local
+    from doiget.cli import bibliography, fetch, fulltext, graph, local
 
     # SUPPRESS: an option given before the command must survive the subcommand's defaults.
     common = argparse.ArgumentParser(add_help=False)
@@ -66,7 +66,7 @@ def build_parser() -> argparse.ArgumentParser:
         p.set_defaults(handler=handler, render=render)
         return p
 
-    for module in (local, fetch, bibliography, graph):
+    for module in (local, fetch, fulltext, bibliography, graph):
         module.register(command)
     return parser
 

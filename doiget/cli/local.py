@@ -15,7 +15,7 @@ from doiget.store.health import health_report
 def cmd_info(args):
     with open_lib(args) as lib:
         entry = lib.info(args.ref)
-        return {"entry": {**entry.model_dump(mode="json", exclude_none=True), "ref": str(entry.ref)}}
+        return {"entry": {**entry.model_dump(mode="json", exclude_none=True), "ref": entry.ref_label}}
 
 
 def cmd_search(args):
@@ -27,7 +27,7 @@ def cmd_search(args):
 
 def cmd_recent(args):
     with open_lib(args) as lib:
-        return {"entries": [{**e.model_dump(mode="json", exclude_none=True), "ref": str(e.ref)}
+        return {"entries": [{**e.model_dump(mode="json", exclude_none=True), "ref": e.ref_label}
                             for e in lib.recent(args.n)]}
 
 
@@ -54,7 +54,7 @@ def cmd_collection(args):
         if args.action == "delete":
             lib.collection_delete(args.name)
             return {"deleted": args.name}
-        return {"entries": [{**e.model_dump(mode="json", exclude_none=True), "ref": str(e.ref)}
+        return {"entries": [{**e.model_dump(mode="json", exclude_none=True), "ref": e.ref_label}
                             for e in lib.collection_entries(args.name)]}
 
 

@@ -1,6 +1,8 @@
 """Stored artefacts (PDF, JATS, BioC, ar5iv HTML, LaTeX source) -> sectioned text and chunks.
 
-Pure functions over bytes; nothing here touches the network, the disk or the database.
+The extractors are pure functions over bytes: nothing in them touches the network, the disk or the
+database. ``index`` (chunk rows), ``search`` (chunks_fts queries), ``paging`` and ``alternates``
+(where structured full text is downloaded from) are the Library's full-text helpers.
 """
 from doiget.fulltext.bioc import extract_bioc
 from doiget.fulltext.document import Chunk, Document

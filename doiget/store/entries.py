@@ -192,7 +192,7 @@ def summaries(conn: Connection, entry_ids: Sequence[int]) -> dict[int, dict]:
     out = {}
     for r in rows:
         kind = next((k for k in ID_FIELDS if r[k]), None)
-        out[r["id"]] = {"ref": f"{kind}:{r[kind]}" if kind else f"entry:{r['id']}", "title": r["title"],
+        out[r["id"]] = {"ref": f"{kind}:{r[kind]}" if kind else f"#{r['id']}", "title": r["title"],
                         "authors": r["authors"].split(_SEP) if r["authors"] else [], "year": r["year"],
                         "venue": r["venue"], "tags": r["tags"].split(_SEP) if r["tags"] else [],
                         "has_pdf": bool(r["has_pdf"])}
@@ -213,3 +213,28 @@ def tag_ids(conn: Connection, names: Iterable[str]) -> list[int]:
         conn.execute(text("INSERT OR IGNORE INTO tags (name) VALUES (:n)"), {"n": name})
         ids.append(conn.execute(text("SELECT id FROM tags WHERE name = :n"), {"n": name}).scalar_one())
     return ids
+
+
+def filter_clauses(*, year_from: int | None = None, year_to: int | None = None, tag: str | None = None,
+                   collection: str | None = None, has_pdf: bool | None = None) -> tuple[list[str], dict[str, object]]:
+    """SQL conditions on the entry aliased ``e`` (to AND together) and their parameters; None means no filter."""
+    clauses: list[str] = []
+    params: dict[str, object] = {}
+    if year_from is not None:
+        clauses.append("e.year >= :year_from")
+        params["year_from"] = year_from
+    if year_to is not None:
+        clauses.append("e.year <= :year_to")
+        params["year_to"] = year_to
+    if tag is not None:
+        clauses.append("EXISTS (SELECT 1 FROM entry_tags et JOIN tags t ON t.id = et.tag_id "
+                       "WHERE et.entry_id = e.id AND t.name = :tag)")
+        params["tag"] = tag
+    if collection is not None:
+        clauses.append("EXISTS (SELECT 1 FROM collection_entries ce JOIN collections c ON c.id = ce.collection_id "
+                       "WHERE ce.entry_id = e.id AND c.name = :collection)")
+        params["collection"] = collection
+    if has_pdf is not None:
+        clauses.append(("" if has_pdf else "NOT ") +
+                       "EXISTS (SELECT 1 FROM artefacts a WHERE a.entry_id = e.id AND a.kind = 'pdf')")
+    return clauses, params

@@ -5,12 +5,13 @@ import json
 
 from doiget.tools.bibliography import BIBLIOGRAPHY_TOOLS
 from doiget.tools.fetch import FETCH_TOOLS
+from doiget.tools.fulltext import FULLTEXT_TOOLS
 from doiget.tools.graph import GRAPH_TOOLS
 from doiget.tools.local import LOCAL_TOOLS
 from doiget.tools.spec import ToolSpec
 
-TOOLS: dict[str, ToolSpec] = {spec.name: spec
-                              for spec in [*LOCAL_TOOLS, *FETCH_TOOLS, *BIBLIOGRAPHY_TOOLS, *GRAPH_TOOLS]}
+TOOLS: dict[str, ToolSpec] = {spec.name: spec for spec in [*LOCAL_TOOLS, *FETCH_TOOLS, *FULLTEXT_TOOLS,
+                                                           *BIBLIOGRAPHY_TOOLS, *GRAPH_TOOLS]}
 
 
 def tools_markdown() -> str:

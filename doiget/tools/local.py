@@ -21,6 +21,8 @@ class SearchLocalParams(Params):
     tag: TagName | None = None
     collection: TagName | None = None
     has_pdf: bool | None = None
+    include_fulltext: Annotated[bool, Field(description="also search inside the papers' text: hits gain their best "
+                                                        "passage, papers matching only in their text follow")] = False
 
 
 class RecentParams(Params):
@@ -48,7 +50,7 @@ def _info(lib: LibraryAccess, p: RefParams) -> dict[str, Any]:
 
 def _search_local(lib: LibraryAccess, p: SearchLocalParams) -> dict[str, Any]:
     hits = lib.get().search(p.query, p.limit, year_from=p.year_from, year_to=p.year_to, tag=p.tag,
-                            collection=p.collection, has_pdf=p.has_pdf)
+                            collection=p.collection, has_pdf=p.has_pdf, include_fulltext=p.include_fulltext)
     return {"count": len(hits), "hits": [h.model_dump(mode="json") for h in hits]}
 
 
@@ -73,7 +75,7 @@ def _tag(lib: LibraryAccess, p: TagParams) -> dict[str, Any]:
     for name in p.remove_from_collections:
         library.collection_remove(name, [p.ref])
     entry = library.info(p.ref)
-    return {"ref": str(entry.ref), "tags": entry.tags, "collections": entry.collections}
+    return {"ref": entry.ref_label, "tags": entry.tags, "collections": entry.collections}
 
 
 def _annotate(lib: LibraryAccess, p: AnnotateParams) -> dict[str, Any]:
@@ -108,8 +110,9 @@ LOCAL_TOOLS: list[ToolSpec] = [
              when="Finding papers you already have, by topic, author, tag or note text. For papers not yet in "
                   "the library use a remote search tool.",
              outputs="{ok, count, hits: [{id, ref, title, authors, year, venue, tags, has_pdf, score (bm25, "
-                     "lower is better), snippet with **highlights**}]}, best first; INVALID_QUERY for malformed "
-                     "query syntax.",
+                     "lower is better), snippet with **highlights**, fulltext (with include_fulltext: {format, "
+                     "heading, page, char_start, char_end, score, snippet} or null)}]}, best first; INVALID_QUERY for "
+                     "malformed query syntax.",
              costs=LOCAL_COSTS, side_effects=NO_SIDE_EFFECTS, limits="At most 100 hits per call; query at most 1000 characters.",
              params=SearchLocalParams, run=_search_local, read_only=True),
     ToolSpec("doiget_list_recent", "Recently added", "The papers most recently added to the library.",

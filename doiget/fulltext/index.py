@@ -1,0 +1,107 @@
+"""The store side of full text: which artefacts can be extracted, extracting a stored blob, and
+the ``chunks`` rows that index it.
+
+Only the chunks are stored. The document text is not: extraction is a deterministic function
+of the blob's bytes, so a reader re-extracts the blob (the last few documents read stay in
+memory) and every chunk's ``char_start``/``char_end`` — and a PDF's page offsets — index that
+re-extracted text exactly.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import lru_cache
+from pathlib import Path
+
+from sqlalchemy import Connection, bindparam, text
+
+from doiget.errors import DoigetError, ErrorCode
+from doiget.fulltext.bioc import extract_bioc
+from doiget.fulltext.document import Document
+from doiget.fulltext.html import extract_ar5iv
+from doiget.fulltext.jats import extract_jats
+from doiget.fulltext.pdf import extract_pdf
+from doiget.fulltext.tex import extract_tex
+from doiget.store.blobs import BlobStore
+
+EXTRACTORS: dict[str, Callable[[bytes], Document]] = {
+    "html": extract_ar5iv, "jats": extract_jats, "bioc": extract_bioc, "pdf": extract_pdf, "tex": extract_tex,
+}
+#: ``format="auto"`` reads the first of these that has text: structured sources before the PDF,
+#: the LaTeX source (macros and all) last.
+PREFERENCE = ("html", "jats", "bioc", "pdf", "tex")
+DOCUMENT_CACHE_SIZE = 8
+_RANK = "CASE a.kind " + " ".join(f"WHEN '{k}' THEN {i}" for i, k in enumerate(PREFERENCE)) + " END"
+
+
+def extract(kind: str, data: bytes) -> Document:
+    """The Document of an artefact of ``kind``; INVALID_INPUT when the bytes do not parse."""
+    if kind not in EXTRACTORS:
+        raise DoigetError(ErrorCode.INVALID_INPUT, f"cannot extract text from a {kind!r} artefact")
+    return EXTRACTORS[kind](data)
+
+
+def load_document(blobs: BlobStore, kind: str, sha256: str, *, fresh: bool = False) -> Document:
+    """Extract a stored blob; ``fresh`` skips the in-memory cache of recently read documents."""
+    path = str(blobs.path(sha256))
+    try:
+        return _extract_file(path, kind) if fresh else _cached(path, kind)
+    except FileNotFoundError as exc:
+        raise DoigetError(ErrorCode.STORE_ERROR, f"blob {sha256} is missing from the store") from exc
+
+
+def _extract_file(path: str, kind: str) -> Document:
+    return extract(kind, Path(path).read_bytes())
+
+
+# Keyed by blob path, which names the library and the content, so entries never go stale.
+_cached = lru_cache(maxsize=DOCUMENT_CACHE_SIZE)(_extract_file)
+
+
+def extractable(conn: Connection, entry_id: int | None = None) -> list:
+    """Rows (id, entry_id, kind, sha256) of the artefacts that can be indexed, of one entry or all."""
+    where = "a.kind IN :kinds" + ("" if entry_id is None else " AND a.entry_id = :entry")
+    return conn.execute(text(f"SELECT a.id, a.entry_id, a.kind, a.sha256 FROM artefacts a WHERE {where} "
+                             "ORDER BY a.id").bindparams(bindparam("kinds", expanding=True)),
+                        {"kinds": list(EXTRACTORS), "entry": entry_id}).all()
+
+
+def reading_order(conn: Connection, entry_id: int, kind: str | None = None) -> list:
+    """Rows (id, kind, sha256) of an entry's extractable artefacts in the order ``text`` tries them:
+    indexed ones first, then by :data:`PREFERENCE`, newest first."""
+    kinds = [kind] if kind else list(EXTRACTORS)
+    return conn.execute(text(
+        "SELECT a.id, a.kind, a.sha256 FROM artefacts a WHERE a.entry_id = :entry AND a.kind IN :kinds "
+        f"ORDER BY EXISTS (SELECT 1 FROM chunks c WHERE c.artefact_id = a.id) DESC, {_RANK}, a.id DESC"
+    ).bindparams(bindparam("kinds", expanding=True)), {"entry": entry_id, "kinds": kinds}).all()
+
+
+def reading_artefacts_sql() -> str:
+    """A subquery of artefact ids: per entry the indexed artefact ``text(format="auto")`` reads first."""
+    return ("SELECT id FROM (SELECT a.id, row_number() OVER (PARTITION BY a.entry_id "
+            f"ORDER BY {_RANK}, a.id DESC) AS r FROM artefacts a "
+            "WHERE EXISTS (SELECT 1 FROM chunks c WHERE c.artefact_id = a.id)) WHERE r = 1")
+
+
+def replace_chunks(conn: Connection, artefact_id: int, doc: Document) -> bool | None:
+    """Make the artefact's chunk rows exactly ``doc.chunks``.
+
+    Returns True when rows were rewritten, False when they already matched (nothing is written,
+    so chunk ids stay stable), None when the artefact no longer exists.
+    """
+    entry_id = conn.execute(text("SELECT entry_id FROM artefacts WHERE id = :a"), {"a": artefact_id}).scalar()
+    if entry_id is None:
+        return None
+    wanted = [(c.seq, c.heading, c.page, c.char_start, c.char_end, c.text) for c in doc.chunks]
+    current = conn.execute(text("SELECT seq, heading, page, char_start, char_end, text FROM chunks "
+                                "WHERE artefact_id = :a AND entry_id = :e ORDER BY seq"),
+                           {"a": artefact_id, "e": entry_id}).all()
+    if [tuple(row) for row in current] == wanted:
+        return False
+    conn.execute(text("DELETE FROM chunks WHERE artefact_id = :a"), {"a": artefact_id})
+    if wanted:
+        conn.execute(text("INSERT INTO chunks (entry_id, artefact_id, seq, heading, page, char_start, char_end, "
+                          "text) VALUES (:e, :a, :seq, :heading, :page, :start, :end, :text)"),
+                     [{"e": entry_id, "a": artefact_id, "seq": seq, "heading": heading, "page": page,
+                       "start": start, "end": end, "text": body}
+                      for seq, heading, page, start, end, body in wanted])
+    return True
