@@ -1,6 +1,9 @@
-"""Shared test fixtures: paths to recorded upstream responses and a temp library home."""
+"""Shared test fixtures: recorded upstream responses, an isolated environment, and a guard that
+keeps every test off the network."""
 from __future__ import annotations
 
+import ipaddress
+import socket
 from pathlib import Path
 
 import pytest
@@ -16,7 +19,22 @@ def upstream() -> Path:
 
 @pytest.fixture(autouse=True)
 def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """No test may see the developer's real store, profile or contact email."""
+    """No test may see the developer's real store, profile or contact email, or reach a real API:
+    in-process name lookups of anything but localhost fail as they would offline (tests that run
+    doiget as a subprocess point every source it may call at the loopback server)."""
     monkeypatch.setenv("DOIGET_HOME", str(tmp_path / "home"))
-    for name in ("DOIGET_PROFILE", "DOIGET_CONTACT_EMAIL", "DOIGET_LOG"):
+    for name in ("DOIGET_PROFILE", "DOIGET_CONTACT_EMAIL", "DOIGET_LOG", "DOIGET_ALLOW_PRIVATE_HOSTS",
+                 "DOIGET_CA_BUNDLE", "DOIGET_RATE_LIMITS"):
         monkeypatch.delenv(name, raising=False)
+    real_getaddrinfo = socket.getaddrinfo
+
+    def offline_getaddrinfo(host, *args, **kwargs):
+        name = host.decode() if isinstance(host, bytes) else str(host)
+        try:
+            ipaddress.ip_address(name.strip("[]"))
+        except ValueError:
+            if name.lower() != "localhost":
+                raise socket.gaierror(socket.EAI_NONAME, f"tests are offline: no lookup of {name}")
+        return real_getaddrinfo(host, *args, **kwargs)
+
+    monkeypatch.setattr(socket, "getaddrinfo", offline_getaddrinfo)
