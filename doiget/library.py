@@ -360,23 +360,31 @@ class Library:
         ``oa_status`` (gold/green/hybrid/bronze/closed) as Unpaywall states them."""
         return pipeline.metadata_only(self, Ref.parse(ref), include_oa_location)
 
-    def fetch(self, ref: Ref | str, dry_run: bool = False) -> dict[str, Any]:
+    def fetch(self, ref: Ref | str, dry_run: bool = False, fulltext: bool = True) -> dict[str, Any]:
         """Resolve ``ref``, save it, and store its open-access PDF: ``{ref, entry, oa_status,
-        suggested_arxiv_id, pdf: {status, reason, message, source, url, sha256, size, path, attempts}}``
-        with status fetched / already_present / no_oa_url / blocked / failed. ``dry_run``: the plan
+        suggested_arxiv_id, pdf: {status, reason, message, source, url, sha256, size, path, attempts},
+        fulltext}`` with status fetched / already_present / no_oa_url / blocked / failed. With
+        ``fulltext`` (default) the structured text (ar5iv HTML, Europe PMC JATS or PMC BioC) is fetched
+        too, as :meth:`fetch_fulltext` reports; its failure never fails the fetch. ``dry_run``: the plan
         only, with no network access and nothing written."""
         ref = Ref.parse(ref)
         if dry_run:
             return pipeline.plan(ref, pipeline.stored(self, ref))
-        return pipeline.fetch(self, ref)
+        result = pipeline.fetch(self, ref)
+        if fulltext:
+            try:
+                result["fulltext"] = self.fetch_fulltext(ref)
+            except DoigetError as exc:
+                result["fulltext"] = {"error": exc.to_dict()}
+        return result
 
-    def batch_fetch(self, refs: list[Ref | str], dry_run: bool = False,
+    def batch_fetch(self, refs: list[Ref | str], dry_run: bool = False, fulltext: bool = True,
                     progress: pipeline.Progress | None = None) -> dict[str, Any]:
         """:meth:`fetch` for up to 100 refs concurrently (within the rate limits): ``{results (input
         order), summary}``; a failing ref is ``{input, ok: false, error}``, duplicates are fetched once."""
         if not dry_run:
             self.config.require("write")
-        return pipeline.run_batch(refs, lambda ref: self.fetch(ref, dry_run=dry_run), progress)
+        return pipeline.run_batch(refs, lambda ref: self.fetch(ref, dry_run=dry_run, fulltext=fulltext), progress)
 
     def link(self, ref: Ref | str) -> dict[str, Any]:
         """``{ref, arxiv, identity, refs}``: the identifiers OpenAlex links to ``ref`` (DOI, arXiv

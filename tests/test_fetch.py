@@ -71,9 +71,20 @@ def assert_nothing_partial(lib: Library) -> None:
 
 # ---- the paths that work ----------------------------------------------------------------------
 
+def test_fetch_also_stores_the_structured_full_text(lib, env, upstream):
+    serve_pnas(env)
+    jats = (upstream / "europepmc" / "jats_pmc_oa_pone.0000217.nxml.xml").read_bytes()
+    env.route(f"/europepmc/{PNAS_PMCID}/fullTextXML", Reply(200, jats, {"Content-Type": "application/xml"}))
+    result = lib.fetch(PNAS_DOI)
+    assert result["pdf"]["status"] == "fetched"
+    outcomes = {a["format"]: a["status"] for a in result["fulltext"]["alternates"]}
+    assert outcomes == {"html": "missing", "jats": "stored", "bioc": "skipped"}
+    assert lib.text(PNAS_DOI)["source"] == "jats"  # the structured text is preferred for reading
+
+
 def test_fetch_stores_the_pdf_from_the_unpaywall_link(lib, env):
     pdf_url = serve_pnas(env)
-    result = lib.fetch(f"https://doi.org/{PNAS_DOI}")
+    result = lib.fetch(f"https://doi.org/{PNAS_DOI}", fulltext=False)
     pdf = result["pdf"]
     assert (pdf["status"], pdf["source"], pdf["url"]) == ("fetched", "oa_pdf", pdf_url)
     assert pdf["sha256"] == hashlib.sha256(pdf_bytes()).hexdigest() and pdf["size"] == len(pdf_bytes())
@@ -91,9 +102,9 @@ def test_fetch_stores_the_pdf_from_the_unpaywall_link(lib, env):
 
 def test_second_fetch_is_already_present_without_a_request(lib, env):
     serve_pnas(env)
-    first = lib.fetch(PNAS_DOI)
+    first = lib.fetch(PNAS_DOI, fulltext=False)
     requests = len(env.seen)
-    again = lib.fetch(f"PMC{PNAS_PMCID[3:]}")  # another identifier of the same stored work
+    again = lib.fetch(f"PMC{PNAS_PMCID[3:]}", fulltext=False)  # another identifier of the same stored work
     assert again["pdf"]["status"] == "already_present" and again["pdf"]["sha256"] == first["pdf"]["sha256"]
     assert again["pdf"]["path"] == first["pdf"]["path"] and len(env.seen) == requests
 
@@ -119,7 +130,7 @@ def test_no_cache_asks_upstream_again(make_lib, env):
 def test_arxiv_ids_fetch_from_arxiv_the_version_asked_for(lib, env):
     serve_arxiv(env)
     env.route(arxiv_pdf_path(ARXIV_ID + "v1"), Reply(200, pdf_bytes("v1"), PDF))
-    result = lib.fetch(f"arXiv:{ARXIV_ID}v1")
+    result = lib.fetch(f"arXiv:{ARXIV_ID}v1", fulltext=False)
     assert (result["pdf"]["status"], result["pdf"]["source"]) == ("fetched", "arxiv_pdf")
     assert result["pdf"]["url"].endswith(arxiv_pdf_path(ARXIV_ID + "v1")) and result["oa_status"] == "green"
     assert [s for s, *_ in fetch_log(lib)] == ["arxiv", "arxiv_pdf"]  # no Unpaywall for an arXiv id
@@ -251,7 +262,7 @@ def test_pdf_failures_leave_nothing_partial(make_lib, env, name, reply, status, 
 
 def test_redirect_outside_the_allowlist_is_blocked(lib, env):
     serve_arxiv(env, pdf=redirect(env.url("/elsewhere.pdf", host="localhost")))
-    result = lib.fetch(ARXIV_ID)
+    result = lib.fetch(ARXIV_ID, fulltext=False)
     assert result["pdf"]["status"] == "blocked" and result["pdf"]["reason"] == "host_not_allowed"
     assert pdf_attempts(result) == [("arxiv_pdf", "BLOCKED", "host_not_allowed")]
     assert env.hits("/elsewhere.pdf") == 0

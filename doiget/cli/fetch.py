@@ -31,7 +31,7 @@ def cmd_fetch(args):
             plan = pipeline.planner(load_config(args.home), lambda: stack.enter_context(_open(args)))
             return {"results": [fetch_json(plan(Ref.parse(ref))) for ref in args.refs]}
         lib = stack.enter_context(_open(args))
-        return {"results": [fetch_json(lib.fetch(ref)) for ref in args.refs]}
+        return {"results": [fetch_json(lib.fetch(ref, fulltext=args.fulltext)) for ref in args.refs]}
 
 
 def _render_fetch(result: dict[str, Any]) -> str:
@@ -52,6 +52,9 @@ def _render_fetch(result: dict[str, Any]) -> str:
         lines += [f"  tried {a['source']} {a['url']}: {a['outcome']}" for a in pdf["attempts"] if a["outcome"] != "ok"]
         if r.get("suggested_arxiv_id"):
             lines.append(f"  preprint: arXiv:{r['suggested_arxiv_id']}")
+        stored = [a["format"] for a in (r.get("fulltext") or {}).get("alternates", []) if a["status"] == "stored"]
+        if stored:
+            lines.append(f"  full text: {', '.join(stored)}")
     return "\n".join(lines)
 
 
@@ -92,7 +95,7 @@ def cmd_batch(args):
         else:
             lib = stack.enter_context(_open(args))
             for chunk in chunks:
-                results += lib.batch_fetch(chunk, progress=advance)["results"]
+                results += lib.batch_fetch(chunk, fulltext=args.fulltext, progress=advance)["results"]
     for i, result in enumerate(results):  # duplicate_of indexes the whole file, not the chunk
         if "duplicate_of" in result:
             result["duplicate_of"] += i // pipeline.MAX_BATCH * pipeline.MAX_BATCH
@@ -155,11 +158,15 @@ def register(command: Command) -> None:
     p.add_argument("refs", nargs="+", metavar="REF")
     p.add_argument("--dry-run", action="store_true", help="show the plan; no network, nothing written")
     p.add_argument("--no-cache", action="store_true", help="ask the upstream APIs again instead of the cache")
+    p.add_argument("--no-fulltext", dest="fulltext", action="store_false",
+                   help="PDF only: skip the structured full text (ar5iv, JATS, BioC)")
     p = command("batch", cmd_batch, _render_batch,
                 "fetch every identifier of a file (one per line, '-' for stdin; # comments and blank lines skipped)")
     p.add_argument("file", metavar="FILE")
     p.add_argument("--dry-run", action="store_true", help="show the plans; no network, nothing written")
     p.add_argument("--no-cache", action="store_true", help="ask the upstream APIs again instead of the cache")
+    p.add_argument("--no-fulltext", dest="fulltext", action="store_false",
+                   help="PDFs only: skip the structured full text (ar5iv, JATS, BioC)")
     p = command("resolve", cmd_resolve, render_entry, "resolve a paper's metadata and save it (no download)")
     p.add_argument("ref")
     p.add_argument("--no-cache", action="store_true", help="ask the upstream APIs again instead of the cache")

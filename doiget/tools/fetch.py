@@ -17,15 +17,21 @@ class MetadataParams(Params):
     include_oa_location: Annotated[bool, Field(description="also ask Unpaywall for oa_url and oa_status")] = False
 
 
+FullText = Annotated[bool, Field(description="also fetch the structured full text (ar5iv HTML, Europe PMC JATS, "
+                                               "PMC BioC) for reading and full-text search")]
+
+
 class FetchParams(Params):
     ref: RefArg
     dry_run: DryRun = False
+    fulltext: FullText = True
 
 
 class BatchParams(Params):
     refs: Annotated[list[RefArg], Field(min_length=1, max_length=pipeline.MAX_BATCH,
                                         description="identifiers; duplicates are fetched once")]
     dry_run: DryRun = False
+    fulltext: FullText = True
 
 
 class PaperSearchParams(Params):
@@ -70,13 +76,13 @@ def _metadata(lib: LibraryAccess, p: MetadataParams) -> dict[str, Any]:
 def _fetch(lib: LibraryAccess, p: FetchParams) -> dict[str, Any]:
     if p.dry_run:
         return fetch_json(pipeline.planner(lib.config, lib.get)(Ref.parse(p.ref)))
-    return fetch_json(lib.get().fetch(p.ref))
+    return fetch_json(lib.get().fetch(p.ref, fulltext=p.fulltext))
 
 
 def _batch(lib: LibraryAccess, p: BatchParams) -> dict[str, Any]:
     if p.dry_run:
         return batch_json(pipeline.run_batch(p.refs, pipeline.planner(lib.config, lib.get)))
-    return batch_json(lib.get().batch_fetch(p.refs))
+    return batch_json(lib.get().batch_fetch(p.refs, fulltext=p.fulltext))
 
 
 def _link(lib: LibraryAccess, p: RefParams) -> dict[str, Any]:
@@ -120,7 +126,8 @@ FETCH_TOOLS: list[ToolSpec] = [
                      "copy is a status, not an error. dry_run: {ok, ref, dry_run, entry, pdf: {status: planned or "
                      "already_present}, requests: [{source, url}], candidates: [{source, url}]}.",
              costs=NETWORK_COSTS + "; a PDF download of up to 100 MB. dry_run: none.",
-             side_effects="Saves the entry, the PDF blob and its artefact row. " + NETWORK_LOG + ". dry_run: none "
+             side_effects="Saves the entry, the PDF blob and its artefact row, and with fulltext the structured "
+                          "text (indexed for doiget_search_fulltext). " + NETWORK_LOG + ". dry_run: none "
                           "(reads the library if it exists, creates nothing).",
              limits="PDF at most 100 MB; https only; redirects vetted against each source's allowlist.",
              params=FetchParams, run=_fetch, read_only=False, open_world=True),
