@@ -87,7 +87,7 @@ class FakeOpenAlexHttp:
 
     def get(self, source: str, url: str, *, params: dict[str, Any] | None = None,
             headers: dict[str, str] | None = None, ok_statuses: tuple[int, ...] = (200,),
-            cache: bool = True) -> HttpResponse:
+            cache: bool = True, validate: Any = None) -> HttpResponse:
         assert source == "openalex", source
         if self.during:
             self.during()

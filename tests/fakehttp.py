@@ -29,7 +29,7 @@ class FakeHttp:
 
     def get(self, source: str, url: str, *, params: dict[str, Any] | None = None,
             headers: dict[str, str] | None = None, ok_statuses: tuple[int, ...] = (200,),
-            cache: bool = True) -> HttpResponse:
+            cache: bool = True, validate: Any = None) -> HttpResponse:
         self.calls.append(Call(source, url, dict(params or {})))
         if url not in self.routes:
             raise AssertionError(f"unexpected request: {source} {url} {params}")

@@ -296,6 +296,9 @@ def test_truncated_metadata_is_an_upstream_error(lib, env):
     assert env.hits("/publisher/pnas.pdf") == 0 and lib.sql("SELECT count(*) FROM entries")["rows"] == [[0]]
     assert_nothing_partial(lib)
     assert fetch_log(lib)[0][0] == "crossref"
+    serve_pnas(env)  # upstream recovers: the broken answer must not have been cached
+    assert lib.fetch(PNAS_DOI, fulltext=False)["pdf"]["status"] == "fetched"
+    assert env.hits(crossref_path(PNAS_DOI)) == 2
 
 
 def test_unknown_identifier_is_not_found(lib, env):

@@ -34,7 +34,8 @@ def works(http: Http, refs: list[Ref]) -> dict[str, Work]:
     if not refs:
         return {}
     params = {"id_list": ",".join(ref.versioned_id for ref in refs), "max_results": len(refs)}
-    response = http.get(SOURCE, f"{base_url(SOURCE)}/api/query", params=params, ok_statuses=(200, 400))
+    response = http.get(SOURCE, f"{base_url(SOURCE)}/api/query", params=params, ok_statuses=(200, 400),
+                        validate=lambda r: parse_feed(r.content))
     entries = parse_feed(response.content)
     if response.status == 400:
         raise upstream_error(SOURCE, "HTTP 400 without an error entry")

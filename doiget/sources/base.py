@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 import os
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
@@ -52,6 +53,11 @@ class HttpResponse:
         return self.content.decode("utf-8", errors="replace")
 
 
+def json_body(source: str) -> Callable[[HttpResponse], object]:
+    """A ``validate`` for :meth:`Http.get`: the body must be JSON (UPSTREAM_ERROR otherwise)."""
+    return lambda response: response.json(source)
+
+
 class Http(Protocol):
     """The one network interface sources use (implemented by ``doiget.sources.http.HttpClient``).
 
@@ -63,7 +69,7 @@ class Http(Protocol):
 
     def get(self, source: str, url: str, *, params: dict[str, Any] | None = None,
             headers: dict[str, str] | None = None, ok_statuses: tuple[int, ...] = (200,),
-            cache: bool = True) -> HttpResponse: ...
+            cache: bool = True, validate: Callable[[HttpResponse], object] | None = None) -> HttpResponse: ...
 
     def download(self, source: str, url: str, dest_dir: str | os.PathLike[str], *,
                  expect: str | None = "pdf") -> Download: ...

@@ -7,7 +7,7 @@ from urllib.parse import quote
 from doiget.errors import DoigetError, ErrorCode
 from doiget.models import Author, Work
 from doiget.refs import Ref
-from doiget.sources.base import Http, base_url
+from doiget.sources.base import Http, base_url, json_body
 from doiget.sources.parsing import (
     clean, date_parts, get_record, ref_from, ref_id, require_dict, strip_tags, upstream_error,
 )
@@ -66,7 +66,7 @@ def query(http: Http, text: str, rows: int = 5, field: str = "bibliographic") ->
         raise DoigetError(ErrorCode.INVALID_INPUT,
                           f"unknown Crossref query field {field!r}; fields: {', '.join(QUERY_FIELDS)}")
     params = {f"query.{field}": text, "rows": rows}
-    response = http.get(SOURCE, f"{base_url(SOURCE)}/works", params=params)
+    response = http.get(SOURCE, f"{base_url(SOURCE)}/works", params=params, validate=json_body(SOURCE))
     return parse_list_response(response.json(SOURCE))
 
 

@@ -6,7 +6,7 @@ from typing import Any
 from doiget.errors import DoigetError, ErrorCode
 from doiget.models import Author, Work
 from doiget.refs import Ref
-from doiget.sources.base import Http, base_url
+from doiget.sources.base import Http, base_url, json_body
 from doiget.sources.parsing import clean, ref_id, require_dict, strip_tags, upstream_error
 
 SOURCE = "europepmc"
@@ -25,7 +25,7 @@ def search(http: Http, query: str, page_size: int = 25, cursor: str = "*", resul
         raise DoigetError(ErrorCode.INVALID_INPUT, f"unknown Europe PMC resultType {result_type!r}")
     params = {"query": query, "format": "json", "resultType": result_type,
               "pageSize": min(page_size, MAX_PAGE_SIZE), "cursorMark": cursor}
-    response = http.get(SOURCE, f"{base_url(SOURCE)}/search", params=params)
+    response = http.get(SOURCE, f"{base_url(SOURCE)}/search", params=params, validate=json_body(SOURCE))
     works, next_cursor, count = parse_search(response.json(SOURCE))
     return works, (None if next_cursor == cursor or not works else next_cursor), count
 

@@ -424,9 +424,10 @@ class HttpClient:
 
     def get(self, source: str, url: str, *, params: dict[str, Any] | None = None,
             headers: dict[str, str] | None = None, ok_statuses: tuple[int, ...] = (200,),
-            cache: bool = True) -> HttpResponse:
+            cache: bool = True, validate: Callable[[HttpResponse], object] | None = None) -> HttpResponse:
         """Fetch ``url`` for ``source``; statuses in ``ok_statuses`` return (with the redacted final URL),
-        others raise DoigetError."""
+        others raise DoigetError. ``validate`` (e.g. a parser) runs on a fresh response before it is
+        cached, so an answer that does not parse is never served again from the cache."""
         use_cache = cache and self._cache is not None
         key = self.cache_key(source, url, params) if use_cache else ""
         if use_cache and not self._no_cache:
@@ -438,6 +439,8 @@ class HttpClient:
             body = b"".join(self._body(ex, self._max_response_bytes, decode=True))
             response = HttpResponse(status=ex.response.status_code, url=ex.attempt.url, content=body,
                                     headers={k.lower(): v for k, v in ex.response.headers.items()})
+        if validate is not None:
+            validate(response)
         if use_cache and response.status == 200:
             self._cache.put(key, response, self._cache_ttl)
         return response

@@ -8,7 +8,7 @@ from urllib.parse import quote
 from doiget.models import Author, Work
 from doiget.refs import Ref
 from doiget.sources import arxiv
-from doiget.sources.base import Http, base_url
+from doiget.sources.base import Http, base_url, json_body
 from doiget.sources.crossref import CSL_TYPES
 from doiget.sources.parsing import clean, get_record, ref_from, ref_id, require_dict, upstream_error
 
@@ -60,7 +60,7 @@ def search(http: Http, query: str | None = None, *, filters: dict[str, str] | No
         params["filter"] = ",".join(f"{key}:{value}" for key, value in filters.items())
     if cursor:
         params["cursor"] = cursor
-    response = http.get(SOURCE, f"{base_url(SOURCE)}/works", params=params)
+    response = http.get(SOURCE, f"{base_url(SOURCE)}/works", params=params, validate=json_body(SOURCE))
     return parse_list(response.json(SOURCE))
 
 

@@ -11,7 +11,7 @@ from defusedxml.ElementTree import fromstring
 
 from doiget.errors import DoigetError, ErrorCode
 from doiget.refs import Ref, try_parse
-from doiget.sources.base import Http
+from doiget.sources.base import Http, json_body
 
 _TAG = re.compile(r"<[^>]+>")
 _SPACE = re.compile(r"\s+")
@@ -25,7 +25,7 @@ def upstream_error(source: str, what: str) -> DoigetError:
 def get_record(http: Http, source: str, url: str, missing: str) -> Any:
     """GET one JSON record; an HTTP 404/410 becomes NOT_FOUND with the message ``missing``."""
     try:
-        return http.get(source, url).json(source)
+        return http.get(source, url, validate=json_body(source)).json(source)
     except DoigetError as exc:
         if exc.code is ErrorCode.NOT_FOUND:
             raise DoigetError(ErrorCode.NOT_FOUND, missing, source=source) from exc
