@@ -122,3 +122,17 @@ def test_cli_batch_from_stdin(tmp_path, https_server, upstream_env):
     assert as_json["summary"]["by_status"] == {"already_present": 3, "no_oa_url": 1}
     empty = run(tmp_path / "home", upstream_env, "batch", "-", stdin="# nothing\n\n")
     assert empty.returncode == 1 and "INVALID_INPUT" in empty.stderr
+
+
+def test_cli_import_then_fetch_the_open_access_copies(tmp_path, https_server, upstream_env):
+    serve_pnas(https_server)
+    bibliography = json.dumps([
+        {"id": "makris2014", "type": "article-journal", "title": "Developing functional musculoskeletal tissues",
+         "DOI": PNAS_DOI, "issued": {"date-parts": [[2014]]}},
+        {"id": "noid", "type": "book", "title": "A book without any identifier"}])
+    result = run(tmp_path / "home", upstream_env, "--json", "import", "-", "--fetch", stdin=bibliography)
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert (report["added"], report["fetchable"]) == (2, [f"doi:{PNAS_DOI}"])
+    assert report["fetch"]["by_status"] == {"fetched": 1}
+    assert https_server.hits("/publisher/pnas.pdf") == 1

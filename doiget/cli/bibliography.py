@@ -62,8 +62,23 @@ def cmd_import(args):
     with open_lib(args) as lib, Progress(TextColumn("importing"), BarColumn(), MofNCompleteColumn(),
                                          TimeElapsedColumn(), console=_stderr(), transient=True) as bar:
         task = bar.add_task("import", total=None)
-        return lib.import_bibliography(text, args.format, tags=args.tags,
-                                       progress=lambda done, total: bar.update(task, completed=done, total=total))
+        result = lib.import_bibliography(text, args.format, tags=args.tags,
+                                         progress=lambda done, total: bar.update(task, completed=done, total=total))
+        if args.fetch and result["fetchable"]:
+            result["fetch"] = _fetch_all(lib, result["fetchable"], bar)
+        return result
+
+
+def _fetch_all(lib, refs: list[str], bar) -> dict[str, Any]:
+    """Fetch the open-access copies of imported entries, 100 at a time; a per-status summary."""
+    from doiget.fetch import MAX_BATCH, summarize
+
+    task = bar.add_task("fetch", total=len(refs))
+    results: list[dict[str, Any]] = []
+    for start in range(0, len(refs), MAX_BATCH):
+        results += lib.batch_fetch(refs[start:start + MAX_BATCH],
+                                   progress=lambda *_: bar.update(task, advance=1))["results"]
+    return summarize(results)
 
 
 def _stderr():
@@ -75,6 +90,8 @@ def _stderr():
 def _render_import(r: dict[str, Any]) -> str:
     lines = [f"{r['records']} records: {r['added']} added, {r['merged']} merged, {r['skipped']} skipped "
              f"({r['entries']} entries, {r['seconds']} s); {len(r['fetchable'])} can be fetched"]
+    if "fetch" in r:
+        lines.append(f"fetched: {json.dumps(r['fetch'])}")
     notable = [row for row in r["report"] if row["status"] != "added" or row.get("problems")]
     if notable:
         lines += ["", f"{'#':>5}  {'status':8} {'key':24} {'entry':>6}  reason"]
@@ -168,6 +185,8 @@ def register(command: Command) -> None:
     p.add_argument("file")
     p.add_argument("--format", choices=("auto", "csl-json", "bibtex"), default="auto")
     p.add_argument("--tag", dest="tags", action="append", default=[], help="tag every imported entry (repeatable)")
+    p.add_argument("--fetch", action="store_true",
+                   help="then fetch the open-access copies of the imported papers that have an identifier")
     p = command("cite-resolve", cmd_cite_resolve, _render_candidates,
                 "find the DOI of a reference string (library first, then Crossref)")
     p.add_argument("citation")
