@@ -10,13 +10,15 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass, field
-
-import pymupdf
+from typing import TYPE_CHECKING
 
 from doiget.errors import DoigetError, ErrorCode
 from doiget.fulltext.builder import TextBuilder, clean_inline
 from doiget.fulltext.document import Document
 from doiget.refs import try_parse
+
+if TYPE_CHECKING:  # PyMuPDF costs ~0.2 s to import; only PDF work pays it
+    import pymupdf
 
 HEADING_RATIO = 1.15
 MAX_HEADING_CHARS = 150
@@ -113,6 +115,8 @@ def sniff_pdf(data: bytes) -> PdfSniff:
 
 
 def _open(data: bytes) -> pymupdf.Document:
+    import pymupdf
+
     try:
         doc = pymupdf.open(stream=data, filetype="pdf")
     except Exception as exc:  # PyMuPDF raises several types for unreadable input
@@ -127,6 +131,8 @@ def _open(data: bytes) -> pymupdf.Document:
 
 
 def _page_blocks(page: pymupdf.Page) -> list[_Block]:
+    import pymupdf
+
     flags = pymupdf.TEXT_PRESERVE_WHITESPACE | pymupdf.TEXT_MEDIABOX_CLIP
     raw = page.get_text("dict", sort=True, flags=flags)["blocks"]
     blocks = []
