@@ -36,6 +36,9 @@ from doiget.errors import DoigetError, ErrorCode
 from doiget.sources.base import DEFAULT_BASES, HttpResponse, base_url
 
 log = logging.getLogger("doiget.http")
+# httpx logs every request URL at INFO, query and all: the contact email would reach the log.
+# HttpClient._finish logs its own line per request with the URL redacted.
+logging.getLogger("httpx").setLevel(logging.WARNING)
 
 MIB = 1024 * 1024
 #: Hosts each source may reach, exact or ``*.suffix``; None (``oa_pdf``) means any public host.
