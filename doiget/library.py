@@ -29,7 +29,7 @@ from doiget.fulltext.tex import read_tex_source
 from doiget.models import Author, ChunkMatch, Entry, SearchHit, TextHit, Work
 from doiget.refs import Ref
 from doiget.sources import arxiv
-from doiget.sources.base import Http
+from doiget.sources.base import Http, looks_like_pdf
 from doiget.sources.resolve import resolve as resolve_work
 from doiget.store import citations as citation_store
 from doiget.store import entries as entry_store
@@ -51,7 +51,6 @@ MAX_TEXT_CHARS = 100_000
 MAX_PDF_BYTES = 200 * 1024 * 1024
 MAX_TEX_BYTES = 50 * 1024 * 1024
 MAX_LISTED_FILES = 200
-PDF_MAGIC_WINDOW = 1024  # readers accept the %PDF- header anywhere in the first KiB
 ENTRY_FTS_COLUMNS = ("title", "abstract", "authors", "venue", "year", "tags", "notes")
 # bm25 column weights, in ENTRY_FTS_COLUMNS order: a title hit counts most.
 ENTRY_FTS_WEIGHTS = (10.0, 3.0, 5.0, 2.0, 1.0, 4.0, 2.0)
@@ -900,7 +899,7 @@ def _read_pdf(pdf: bytes | str | os.PathLike[str]) -> tuple[bytes, str | None]:
         name = path.stem
     if len(pdf) > MAX_PDF_BYTES:
         raise DoigetError(ErrorCode.TOO_LARGE, f"PDF larger than {MAX_PDF_BYTES} bytes")
-    if b"%PDF-" not in pdf[:PDF_MAGIC_WINDOW]:
+    if not looks_like_pdf(pdf):
         raise DoigetError(ErrorCode.INVALID_INPUT, "not a PDF (no %PDF- header)")
     return pdf, name
 

@@ -53,6 +53,14 @@ class HttpResponse:
         return self.content.decode("utf-8", errors="replace")
 
 
+PDF_MAGIC_WINDOW = 1024  # PDF readers accept the %PDF- header anywhere in the first KiB
+
+
+def looks_like_pdf(head: bytes) -> bool:
+    """Whether bytes (at least the first KiB of a file) start a PDF."""
+    return b"%PDF-" in head[:PDF_MAGIC_WINDOW]
+
+
 def json_body(source: str) -> Callable[[HttpResponse], object]:
     """A ``validate`` for :meth:`Http.get`: the body must be JSON (UPSTREAM_ERROR otherwise)."""
     return lambda response: response.json(source)

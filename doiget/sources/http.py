@@ -33,7 +33,7 @@ import httpx
 
 from doiget import __version__
 from doiget.errors import DoigetError, ErrorCode
-from doiget.sources.base import DEFAULT_BASES, HttpResponse, base_url
+from doiget.sources.base import DEFAULT_BASES, PDF_MAGIC_WINDOW, HttpResponse, base_url, looks_like_pdf
 
 log = logging.getLogger("doiget.http")
 # httpx logs every request URL at INFO, query and all: the contact email would reach the log.
@@ -60,7 +60,6 @@ REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
 SECRET_PARAMS = frozenset({"mailto", "email", "api_key", "apikey", "key", "token", "access_token"})
 REDACTED = "REDACTED"
 CHUNK = 64 * 1024
-MAGIC_WINDOW = 1024  # PDF readers accept the %PDF- header anywhere in the first KiB
 NOT_BINARY_TYPES = frozenset({"text/html", "application/xhtml+xml", "application/json"})
 EXPECT_REASON: dict[str | None, str | None] = {"pdf": "not_pdf", "gzip_or_tar": "not_archive", None: None}
 GLOBAL_INTERVAL = 0.2  # seconds between any two requests: 5 requests/s
@@ -665,9 +664,9 @@ class HttpClient:
                 for chunk in self._body(ex, max_bytes, decode):
                     digest.update(chunk)
                     out.write(chunk)
-                    if not checked and len(head) < MAGIC_WINDOW:
-                        head += chunk[:MAGIC_WINDOW - len(head)]
-                    if not checked and len(head) >= MAGIC_WINDOW:
+                    if not checked and len(head) < PDF_MAGIC_WINDOW:
+                        head += chunk[:PDF_MAGIC_WINDOW - len(head)]
+                    if not checked and len(head) >= PDF_MAGIC_WINDOW:
                         self._check_magic(source, url, expect, head, content_type)
                         checked = True
                 if not checked:
@@ -685,7 +684,7 @@ class HttpClient:
 
     def _check_magic(self, source: str, url: str, expect: str | None, head: bytes,
                      content_type: str | None) -> None:
-        ok = (b"%PDF-" in head) if expect == "pdf" else (
+        ok = looks_like_pdf(head) if expect == "pdf" else (
             head[:2] == b"\x1f\x8b" or head[257:262] == b"ustar")
         if not ok:
             raise self._not_expected(source, url, expect, content_type)

@@ -77,8 +77,6 @@ def _add_pdf(lib: LibraryAccess, p: AddPdfParams) -> dict[str, Any]:
         data = base64.b64decode(p.content_base64, validate=True)
     except binascii.Error as exc:
         raise DoigetError(ErrorCode.INVALID_INPUT, f"content_base64 is not valid base64: {exc}") from exc
-    if b"%PDF-" not in data[:1024]:
-        raise DoigetError(ErrorCode.INVALID_INPUT, "content_base64 is not a PDF (no %PDF- header)")
     result = lib.get().add_pdf(data, p.ref)
     entry = result.pop("entry")
     return {**result, "entry": entry_dict(entry), "metadata_uri": metadata_uri(entry.id),
