@@ -248,7 +248,7 @@ def _guarded(one: PerRef, ref: Ref) -> dict[str, Any]:
 
 def link(lib: Library, ref: Ref) -> dict[str, Any]:
     """The identity cluster OpenAlex links to ``ref`` and the arXiv preprint among it, if any."""
-    refs = openalex.identity(lib.http, ref)
+    refs = openalex.identity(lib.lookup_http, ref)
     return {"ref": str(ref), "arxiv": next((r.id for r in refs if r.kind == "arxiv"), None),
             "identity": {r.kind: r.id for r in refs}, "refs": [str(r) for r in refs]}
 
@@ -265,7 +265,7 @@ def paper_search(lib: Library, query: str | None, filters: dict[str, str] | None
         raise DoigetError(ErrorCode.INVALID_INPUT, f"cursor must be a string of 1 to {MAX_CURSOR} characters")
     if isinstance(per_page, bool) or not isinstance(per_page, int) or not 1 <= per_page <= MAX_PER_PAGE:
         raise DoigetError(ErrorCode.INVALID_INPUT, f"per_page must be an integer from 1 to {MAX_PER_PAGE}")
-    works, next_cursor, count = openalex.search(lib.http, query, filters=filters, cursor=cursor, per_page=per_page)
+    works, next_cursor, count = openalex.search(lib.lookup_http, query, filters=filters, cursor=cursor, per_page=per_page)
     return {"query": query, "filters": filters, "count": count, "next_cursor": next_cursor, "results": works}
 
 

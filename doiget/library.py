@@ -35,7 +35,7 @@ from doiget.store import citations as citation_store
 from doiget.store import entries as entry_store
 from doiget.store.fts import compile_query, is_fts_error
 from doiget.store.health import health_report
-from doiget.store.store import Store, now
+from doiget.store.store import DB_NAME, Store, now
 
 if TYPE_CHECKING:
     from doiget.sources.http import Download
@@ -56,6 +56,11 @@ ENTRY_FTS_COLUMNS = ("title", "abstract", "authors", "venue", "year", "tags", "n
 ENTRY_FTS_WEIGHTS = (10.0, 3.0, 5.0, 2.0, 1.0, 4.0, 2.0)
 
 
+def library_exists(config: Config) -> bool:
+    """Whether the library file of ``config`` exists (checking creates nothing)."""
+    return (config.home / DB_NAME).is_file()
+
+
 def open_library(home: str | os.PathLike[str] | None = None) -> "Library":
     """Open (creating and migrating if needed) the library at ``home``, ``$DOIGET_HOME`` or the default."""
     return Library(load_config(home))
@@ -70,6 +75,7 @@ class Library:
         self._http = http
         self._no_cache = no_cache
         self._http_lock = threading.Lock()
+        self._lookup_http: Http | None = http  # an injected client serves lookups too
 
     @property
     def http(self) -> Http:
@@ -85,12 +91,27 @@ class Library:
             return self._http
 
     @property
+    def lookup_http(self) -> Http:
+        """The HTTP client for lookups that change nothing (link, remote search, citation strings): it
+        answers from the response cache but neither writes the cache nor logs provenance."""
+        self.config.require("network")
+        with self._http_lock:
+            if self._lookup_http is None:
+                from doiget.sources.http import HttpClient
+                from doiget.store.netlog import ReadOnlyCache
+
+                self._lookup_http = HttpClient(contact_email=self.config.contact_email,
+                                               cache=ReadOnlyCache(self.store), no_cache=self._no_cache)
+            return self._lookup_http
+
+    @property
     def home(self) -> Path:
         return self.config.home
 
     def close(self) -> None:
-        if self._http is not None and hasattr(self._http, "close"):
-            self._http.close()
+        for client in {id(c): c for c in (self._http, self._lookup_http) if c is not None}.values():
+            if hasattr(client, "close"):
+                client.close()
         self.store.close()
 
     def __enter__(self) -> "Library":
@@ -682,7 +703,7 @@ class Library:
 
         citation = citation_lookup.check(text_)
         limit = _bounded_int(limit, "limit", 1, 20)
-        http = (lambda: self.http) if self.config.network_enabled else None
+        http = (lambda: self.lookup_http) if self.config.network_enabled else None
         return citation_lookup.resolve(self.store, http, citation, limit)
 
     def resolve_citations(self, texts: list[str], limit: int = 5) -> list[dict[str, Any]]:

@@ -9,7 +9,6 @@ import json
 import logging
 import os
 import sys
-import threading
 from typing import Any
 
 import anyio
@@ -22,8 +21,8 @@ from pydantic import ValidationError
 from doiget import __version__
 from doiget.config import Config, load_config
 from doiget.errors import DoigetError, ErrorCode
-from doiget.library import Library
 from doiget.tools import TOOLS
+from doiget.tools.access import LibraryHolder
 from doiget.tools.resources import TEMPLATES, read_resource
 from doiget.tools.spec import ToolSpec
 from doiget.models import failure, ok
@@ -33,37 +32,20 @@ MAX_RESULT_CHARS = 200_000
 RESOURCE_NOT_FOUND = -32002  # the MCP specification's code for resources/read of an unknown resource
 
 
-class LibraryHolder:
-    """Opens the library on the first tool call that needs it, so listing tools or asking for
-    health creates nothing on disk."""
-
-    def __init__(self, config: Config) -> None:
-        self.config = config
-        self._library: Library | None = None
-        self._lock = threading.Lock()
-
-    def get(self) -> Library:
-        with self._lock:
-            if self._library is None:
-                self._library = Library(self.config)
-            return self._library
-
-    def close(self) -> None:
-        if self._library is not None:
-            self._library.close()
-
-
 def call_tool(holder: LibraryHolder, name: str, arguments: dict[str, Any] | None) -> dict[str, Any]:
     """Run one tool and return its envelope. Never raises."""
     spec = TOOLS.get(name)
     if spec is None:
         return failure(DoigetError(ErrorCode.INVALID_INPUT, f"unknown tool {name!r}; see tools/list"))
+    if not spec.enabled(holder.config):
+        return failure(DoigetError(ErrorCode.CAPABILITY_DENIED, f"{name} is disabled by the "
+                                   f"'{holder.config.profile}' profile (set DOIGET_PROFILE=full to enable it)"))
     try:
         params = spec.params.model_validate(arguments if arguments is not None else {})
     except ValidationError as exc:
         return failure(DoigetError(ErrorCode.INVALID_INPUT, _validation_message(exc)))
     try:
-        return ok(**spec.run(holder, params))
+        return ok(**spec.run(holder.view(spec.read_only), params))
     except DoigetError as exc:
         return failure(exc)
     except Exception:  # boundary: nothing may escape as a traceback to the client
@@ -74,7 +56,7 @@ def call_tool(holder: LibraryHolder, name: str, arguments: dict[str, Any] | None
 def resource_contents(holder: LibraryHolder, uri: str) -> tuple[str, str, dict[str, Any] | None]:
     """Read one ``doiget://`` resource; a failure becomes a JSON-RPC error carrying the doiget code."""
     try:
-        return read_resource(holder.get(), uri)
+        return read_resource(holder.reader(), uri)
     except DoigetError as exc:
         code = RESOURCE_NOT_FOUND if exc.code is ErrorCode.NOT_FOUND else types.INVALID_PARAMS
         raise MCPError(code, f"{exc.code.value}: {exc.message}", exc.to_dict()) from exc
@@ -106,7 +88,7 @@ def tool_definition(spec: ToolSpec) -> types.Tool:
 
 def build_server(config: Config) -> tuple[Server, LibraryHolder]:
     holder = LibraryHolder(config)
-    tools = [tool_definition(spec) for spec in TOOLS.values()]
+    tools = [tool_definition(spec) for spec in TOOLS.values() if spec.enabled(config)]
 
     async def list_tools(_ctx, _params) -> types.ListToolsResult:
         return types.ListToolsResult(tools=tools)

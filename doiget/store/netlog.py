@@ -42,6 +42,13 @@ class SqliteCache:
                  "e": time.time() + ttl_seconds})
 
 
+class ReadOnlyCache(SqliteCache):
+    """A cache that answers from ``http_cache`` and stores nothing (for lookups that change nothing)."""
+
+    def put(self, key: str, response: HttpResponse, ttl_seconds: float) -> None:
+        return None
+
+
 class ProvenanceLog:
     """Appends every :class:`ProvenanceRecord` to the ``provenance`` table."""
 

@@ -188,11 +188,12 @@ BIBLIOGRAPHY_TOOLS: list[ToolSpec] = [
                      "report_truncated, fetchable: [refs with an id and no PDF yet], fetchable_total}; "
                      "INVALID_INPUT when the text is not a bibliography.",
              costs="Parses and writes locally; about 3,000 records per second; no network.",
-             side_effects="Creates entries and tags; a record sharing an identifier with an entry updates it "
-                          "(merged); re-importing the same file adds nothing.",
+             side_effects="Creates entries and tags; a record sharing an identifier with an entry is merged "
+                          "into it and may overwrite its stored fields (destructive); re-importing the same file "
+                          "adds nothing.",
              limits=f"Content at most {MAX_IMPORT_CHARS:,} characters, passed as text (never a server path); "
                     f"report cut at {MAX_REPORT_ROWS} rows, fetchable at {MAX_FETCHABLE}.",
-             params=ImportParams, run=_import, read_only=False),
+             params=ImportParams, run=_import, read_only=False, destructive=True),
     ToolSpec("doiget_resolve_citation", "Resolve a citation",
              "Find the DOI of a free-form reference string: ranked candidate works with confidence.",
              when="You have a reference as printed in a paper ('Makris EA et al. (2014) ... PNAS') and need the "
@@ -201,19 +202,20 @@ BIBLIOGRAPHY_TOOLS: list[ToolSpec] = [
                      "authors, score 0.5-1, confidence exact/probable/weak, matched [title, author, year, venue, "
                      "doi], in_library}], note?}; best first; empty when nothing scores 0.5.",
              costs="Local search first; one Crossref query only when the library has no exact or probable match.",
-             side_effects="None: read-only (a Crossref query is logged in provenance and cached).",
+             side_effects="None: read-only; nothing is stored or logged (cached Crossref answers are read, not "
+                          "written).",
              limits="Citation at most 2000 characters; at most 20 candidates; offline profiles answer from the "
                     "library only, with a note.",
-             params=ResolveParams, run=_resolve, read_only=True, open_world=True),
+             params=ResolveParams, run=_resolve, read_only=True, open_world=True, offline_ok=True),
     ToolSpec("doiget_batch_resolve_citations", "Resolve citations",
              "doiget_resolve_citation for a list of reference strings (e.g. a paper's reference list).",
              when="Resolving many references at once.",
              outputs="{ok, results: [one doiget_resolve_citation answer per citation, in order; a failed one has "
                      "{citation, error: {code, message}} instead]}.",
              costs="Up to one Crossref query per citation the library cannot answer (rate-limited politely).",
-             side_effects="None: read-only.",
+             side_effects="None: read-only; nothing is stored or logged.",
              limits="At most 50 citations per call.",
-             params=BatchResolveParams, run=_batch_resolve, read_only=True, open_world=True),
+             params=BatchResolveParams, run=_batch_resolve, read_only=True, open_world=True, offline_ok=True),
     ToolSpec("doiget_note_create", "Create a note",
              "Write a note about a paper (or a free-standing one), anchored to pages, text ranges or quotes.",
              when="Recording a finding, a quote or a question while reading; unlike doiget_annotate a paper can "
@@ -231,9 +233,9 @@ BIBLIOGRAPHY_TOOLS: list[ToolSpec] = [
     ToolSpec("doiget_note_update", "Update a note", "Replace a note's body, anchors or tags (only those given).",
              when="Correcting or extending a note.",
              outputs=_NOTE_OUTPUT + " after the change; NOT_FOUND for an unknown id.",
-             costs=_NOTE_WRITE_COSTS, side_effects="Overwrites the given fields; updated_at changes.",
+             costs=_NOTE_WRITE_COSTS, side_effects="Overwrites the given fields (destructive); updated_at changes.",
              limits="Same bounds as doiget_note_create.",
-             params=NoteUpdateParams, run=_note_update, read_only=False),
+             params=NoteUpdateParams, run=_note_update, read_only=False, destructive=True),
     ToolSpec("doiget_note_delete", "Delete a note", "Delete one note for good.",
              when="A note is wrong or no longer wanted.",
              outputs="{ok, deleted: id}; NOT_FOUND for an unknown id.",

@@ -97,6 +97,9 @@ def _paper_search(lib: LibraryAccess, p: PaperSearchParams) -> dict[str, Any]:
 NETWORK_COSTS = ("Network: upstream API requests paced by process-wide rate limits (5/s overall; arXiv 1 per 3 s); "
                  "cached answers (7 days) cost none")
 NETWORK_LOG = "Appends a provenance row per HTTP request and caches API answers"
+REFRESH = ("Adds the entry, or refreshes a stored one: upstream values replace stored metadata fields and "
+           "entries found under several of its identifiers are merged (destructive)")
+LOOKUP = "None: the library is not changed and nothing is logged (cached API answers are read, not written)"
 PDF_STATUSES = "fetched / already_present / no_oa_url / blocked / failed"
 
 FETCH_TOOLS: list[ToolSpec] = [
@@ -107,17 +110,18 @@ FETCH_TOOLS: list[ToolSpec] = [
              outputs="{ok, entry: {id, ref, doi, arxiv, pmid, pmcid, openalex, title, authors[], year, venue, abstract, "
                      "oa_status, oa_url, references[], ...}}; NOT_FOUND if no source knows the identifier.",
              costs=NETWORK_COSTS + "; typically 1-2 requests.",
-             side_effects="Adds or updates the entry in the library. " + NETWORK_LOG + ".",
-             limits="One identifier per call.", params=RefParams, run=_resolve, read_only=False, open_world=True),
+             side_effects=REFRESH + ". " + NETWORK_LOG + ".",
+             limits="One identifier per call.", params=RefParams, run=_resolve, read_only=False, destructive=True,
+             open_world=True),
     ToolSpec("doiget_metadata_only", "Metadata without download", "Metadata for an identifier, optionally with "
              "where its legal open-access copy is, never downloading a file.",
              when="Deciding whether a paper is worth fetching, or checking if it is open access.",
              outputs="{ok, ref, entry, oa_url (best PDF URL, else landing page; null when closed), oa_status "
                      "(gold/green/hybrid/bronze/closed, as Unpaywall says)} — oa_* only with include_oa_location.",
              costs=NETWORK_COSTS + "; 1-3 requests.",
-             side_effects="Saves the metadata like doiget_resolve_paper (no PDF). " + NETWORK_LOG + ".",
+             side_effects=REFRESH + " (no PDF). " + NETWORK_LOG + ". dry_run: none.",
              limits="One identifier per call.", params=MetadataParams, run=_metadata, read_only=False,
-             open_world=True),
+             destructive=True, open_world=True),
     ToolSpec("doiget_fetch_paper", "Fetch a paper", "Resolve a paper and download its legal open-access PDF into "
              "the library (arXiv ids straight from arXiv; otherwise arXiv copy, Unpaywall PDFs, Europe PMC).",
              when="You want the paper itself in the library (to read, search or cite). Use dry_run to see the plan.",
@@ -126,11 +130,10 @@ FETCH_TOOLS: list[ToolSpec] = [
                      "copy is a status, not an error. dry_run: {ok, ref, dry_run, entry, pdf: {status: planned or "
                      "already_present}, requests: [{source, url}], candidates: [{source, url}]}.",
              costs=NETWORK_COSTS + "; a PDF download of up to 100 MB. dry_run: none.",
-             side_effects="Saves the entry, the PDF blob and its artefact row, and with fulltext the structured "
-                          "text (indexed for doiget_search_fulltext). " + NETWORK_LOG + ". dry_run: none "
-                          "(reads the library if it exists, creates nothing).",
+             side_effects=REFRESH + "; stores the PDF blob and its artefact row, and with fulltext the "
+                          "structured text. " + NETWORK_LOG + ". dry_run: none (creates nothing).",
              limits="PDF at most 100 MB; https only; redirects vetted against each source's allowlist.",
-             params=FetchParams, run=_fetch, read_only=False, open_world=True),
+             params=FetchParams, run=_fetch, read_only=False, destructive=True, open_world=True),
     ToolSpec("doiget_batch_fetch", "Fetch many papers", "doiget_fetch_paper for up to 100 identifiers, "
              "concurrently within the rate limits.",
              when="Fetching a reading list or a bibliography's identifiers in one call.",
@@ -140,13 +143,13 @@ FETCH_TOOLS: list[ToolSpec] = [
              costs=NETWORK_COSTS + "; arXiv papers take at least 3 s each. dry_run: none.",
              side_effects="As doiget_fetch_paper, per identifier. dry_run: none.",
              limits="1 to 100 identifiers; duplicates (same canonical id) are fetched once.",
-             params=BatchParams, run=_batch, read_only=False, open_world=True),
+             params=BatchParams, run=_batch, read_only=False, destructive=True, open_world=True),
     ToolSpec("doiget_link", "Identity links", "The identifiers OpenAlex links to a paper: DOI, arXiv preprint, "
              "PMID, PMCID, OpenAlex id.",
              when="Finding the arXiv preprint of a published DOI (or the other way round), or all ids of a paper.",
              outputs="{ok, ref, arxiv (id or null), identity: {doi, arxiv, pmid, pmcid, openalex}, refs[]}; NOT_FOUND "
                      "when OpenAlex does not know the identifier.",
-             costs=NETWORK_COSTS + "; one OpenAlex request.", side_effects=NETWORK_LOG + "; the library is unchanged.",
+             costs=NETWORK_COSTS + "; one OpenAlex request.", side_effects=LOOKUP + ".",
              limits="One identifier per call; only what OpenAlex knows.", params=RefParams, run=_link,
              read_only=True, open_world=True),
     ToolSpec("doiget_paper_search", "Search OpenAlex", "Search all scholarly works indexed by OpenAlex (not only "
@@ -156,7 +159,7 @@ FETCH_TOOLS: list[ToolSpec] = [
                      "openalex, title, authors[], year, venue, abstract, oa_status, oa_url, cited_by_count, "
                      "references_count, ...}]}.",
              costs=NETWORK_COSTS + "; one OpenAlex request per page.",
-             side_effects=NETWORK_LOG + "; the library is unchanged (fetch a result to keep it).",
+             side_effects=LOOKUP + " (fetch a result to keep it).",
              limits="At most 50 results per page, 20 filters; filter values without commas.",
              params=PaperSearchParams, run=_paper_search, read_only=True, open_world=True),
 ]

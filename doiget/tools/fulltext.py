@@ -126,9 +126,11 @@ FULLTEXT_TOOLS: list[ToolSpec] = [
              costs="Extracts the PDF (~10 ms per page); one metadata lookup upstream when the profile allows "
                    "network and the PDF names a DOI or arXiv id.",
              side_effects="Stores the file and may create an entry (titled from the PDF when it has no "
-                          "identifier and the network is off).",
+                          "identifier and the network is off); a resolved entry refreshes stored metadata like "
+                          "doiget_resolve_paper (destructive).",
              limits=f"PDF at most {MAX_PDF_BYTES} bytes, sent as base64 content (never a server path).",
-             params=AddPdfParams, run=_add_pdf, read_only=False, open_world=True),
+             params=AddPdfParams, run=_add_pdf, read_only=False, destructive=True, open_world=True,
+             offline_ok=True),
     ToolSpec("doiget_paper_tex_source", "LaTeX source", "The LaTeX source of an arXiv paper: its main .tex file "
              "(paged) and the list of files in the e-print.",
              when="You need the exact LaTeX of an arXiv paper: equations, macros, how a table was built.",
@@ -139,7 +141,7 @@ FULLTEXT_TOOLS: list[ToolSpec] = [
              side_effects="Stores the e-print (kind tex) and indexes its text the first time.",
              limits=f"At most {MAX_CHARS:,} characters per call; at most 200 files listed; archives over 50 MB "
                     "or 2000 files are refused.",
-             params=TexSourceParams, run=_tex_source, read_only=False, open_world=True),
+             params=TexSourceParams, run=_tex_source, read_only=False, open_world=True, offline_ok=True),
     ToolSpec("doiget_fetch_fulltext", "Fetch structured text", "Download the structured full text of a paper "
              "in the library: ar5iv HTML for arXiv papers, Europe PMC JATS (else PMC BioC) for open-access PMC "
              "papers.",

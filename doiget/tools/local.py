@@ -90,8 +90,7 @@ def _capability_profile(lib: LibraryAccess, _p: NoParams) -> dict[str, Any]:
     config = lib.config
     from doiget.tools import TOOLS
 
-    tools = [{"name": spec.name, "enabled": (spec.read_only or config.write_enabled)
-              and (not spec.open_world or config.network_enabled)} for spec in TOOLS.values()]
+    tools = [{"name": spec.name, "enabled": spec.enabled(config)} for spec in TOOLS.values()]
     return {"profile": config.profile, "network": config.network_enabled, "write": config.write_enabled,
             "contact_email_configured": config.contact_email is not None,
             "network_policy": network_policy() if config.network_enabled else None, "tools": tools}
@@ -130,16 +129,18 @@ LOCAL_TOOLS: list[ToolSpec] = [
              when="Organising the library: labelling papers, grouping them for a project.",
              outputs="{ok, ref, tags[], collections[]} after the change.",
              costs="Local SQLite write; milliseconds.",
-             side_effects="Creates missing tags/collections; changes membership only, never deletes papers.",
+             side_effects="Creates missing tags/collections; `remove`/`remove_from_collections` take tags and "
+                          "collection memberships away (destructive); papers are never deleted.",
              limits="At most 50 tags and 20 collections per call; names at most 100 characters.",
-             params=TagParams, run=_tag, read_only=False),
+             params=TagParams, run=_tag, read_only=False, destructive=True),
     ToolSpec("doiget_annotate", "Annotate", "Set or clear the one free-form annotation of a paper.",
              when="Recording what a paper is about or why it matters; the text becomes searchable.",
              outputs="{ok, ref, annotation (null after clearing)}.",
              costs="Local SQLite write; milliseconds.",
-             side_effects="Replaces the previous annotation of that paper.",
+             side_effects="Replaces (or with empty text deletes) the previous annotation of that paper: "
+                          "destructive.",
              limits="At most 100,000 characters.",
-             params=AnnotateParams, run=_annotate, read_only=False),
+             params=AnnotateParams, run=_annotate, read_only=False, destructive=True),
     ToolSpec("doiget_health", "Health", "Where the library lives, its schema revision and row counts.",
              when="Checking that doiget is set up, or diagnosing problems.",
              outputs="{ok, health: {home, exists, revision, schema_head, counts, status, ...}}.",

@@ -49,6 +49,12 @@ class ToolSpec:
     destructive: bool = False
     idempotent: bool = True
     open_world: bool = False
+    offline_ok: bool = False  # an open-world tool that still answers (locally) without network access
+
+    def enabled(self, config: Config) -> bool:
+        """Whether ``config``'s profile lets this tool run (a disabled tool is not listed)."""
+        needs_network = self.open_world and not self.offline_ok
+        return (self.read_only or config.write_enabled) and (not needs_network or config.network_enabled)
 
     def input_schema(self) -> dict[str, Any]:
         schema = self.params.model_json_schema()
@@ -89,4 +95,4 @@ class NoParams(Params):
 
 
 LOCAL_COSTS = "Local SQLite read; milliseconds; no network."
-NO_SIDE_EFFECTS = "None: read-only."
+NO_SIDE_EFFECTS = "None: read-only; an absent library reads as empty and is not created."
