@@ -178,10 +178,12 @@ def plan(ref: Ref, entry: Entry | None) -> dict[str, Any]:
 
 def planner(config: Config, library: Callable[[], Library]) -> PerRef:
     """A per-ref dry run that reads the library when one exists and never creates one."""
+    from doiget.fetchplan import extend
+
     if (config.home / DB_NAME).is_file():
         lib = library()
-        return lambda ref: plan(ref, stored(lib, ref))
-    return lambda ref: plan(ref, None)
+        return lambda ref: extend(plan(ref, stored(lib, ref)), config.home)
+    return lambda ref: extend(plan(ref, None), config.home)
 
 
 # ---- batches ------------------------------------------------------------------------------

@@ -35,6 +35,7 @@ from doiget.store import citations as citation_store
 from doiget.store import entries as entry_store
 from doiget.store.fts import compile_query, is_fts_error
 from doiget.store.health import health_report
+from doiget.store.migrate import HEAD as SCHEMA_VERSION  # noqa: F401 (the schema revision results name)
 from doiget.store.store import DB_NAME, Store, now
 
 if TYPE_CHECKING:
@@ -46,6 +47,7 @@ MAX_TAG_LENGTH = 100
 MAX_ANNOTATION_LENGTH = 100_000
 MAX_SQL_ROWS = 10_000
 MAX_GRAPH_SEEDS = 500
+MAX_SEARCH_HITS = 1000  # hits one search returns (MCP pages through them)
 LOCAL_ID = re.compile(r"#\d{1,18}")  # an entry's local id, the name of entries without identifiers
 MAX_TEXT_CHARS = 100_000
 MAX_PDF_BYTES = 200 * 1024 * 1024
@@ -153,7 +155,7 @@ class Library:
 
         ``include_fulltext`` also searches the papers' text: each hit carries its best passage, and papers
         matched only inside their text follow the metadata matches."""
-        limit = _bounded_int(limit, "limit", 1, 100)
+        limit = _bounded_int(limit, "limit", 1, MAX_SEARCH_HITS)
         match = compile_query(query, ENTRY_FTS_COLUMNS)
         filters = _entry_filters(year_from=year_from, year_to=year_to, tag=tag, collection=collection,
                                  has_pdf=has_pdf)
@@ -389,7 +391,9 @@ class Library:
         only, with no network access and nothing written."""
         ref = Ref.parse(ref)
         if dry_run:
-            return pipeline.plan(ref, pipeline.stored(self, ref))
+            from doiget.fetchplan import extend
+
+            return extend(pipeline.plan(ref, pipeline.stored(self, ref)), self.home)
         result = pipeline.fetch(self, ref)
         if fulltext:
             try:
@@ -465,7 +469,7 @@ class Library:
                     year_to: int | None = None) -> list[TextHit]:
         """Passages of the papers' text matching ``query`` ("phrases", prefix*, AND/OR/NOT, heading:term),
         best first by bm25, each naming its paper, section heading, PDF page and character offset."""
-        limit = _bounded_int(limit, "limit", 1, 100)
+        limit = _bounded_int(limit, "limit", 1, MAX_SEARCH_HITS)
         match = compile_query(query, fulltext_search.COLUMNS)
         clauses, params = entry_store.filter_clauses(**_entry_filters(
             year_from=year_from, year_to=year_to, tag=tag, collection=collection))

@@ -22,8 +22,10 @@ from doiget import __version__
 from doiget.config import Config, load_config
 from doiget.errors import DoigetError, ErrorCode
 from doiget.tools import TOOLS
+from doiget.tools import shapes
 from doiget.tools.access import LibraryHolder
-from doiget.tools.resources import TEMPLATES, read_resource
+from doiget.tools.coerce import validation_error, without_nulls
+from doiget.tools.resources import TEMPLATES, list_resources, read_resource
 from doiget.tools.spec import ToolSpec
 from doiget.models import failure, ok
 
@@ -37,20 +39,23 @@ def call_tool(holder: LibraryHolder, name: str, arguments: dict[str, Any] | None
     spec = TOOLS.get(name)
     if spec is None:
         return failure(DoigetError(ErrorCode.INVALID_INPUT, f"unknown tool {name!r}; see tools/list"))
+    arguments = arguments if arguments is not None else {}
     if not spec.enabled(holder.config):
-        return failure(DoigetError(ErrorCode.CAPABILITY_DENIED, f"{name} is disabled by the "
-                                   f"'{holder.config.profile}' profile (set DOIGET_PROFILE=full to enable it)"))
+        return shapes.failure(DoigetError(ErrorCode.CAPABILITY_DENIED, f"{name} is disabled by the "
+                              f"'{holder.config.profile}' profile (set DOIGET_PROFILE=full to enable it)"), arguments)
     try:
-        params = spec.params.model_validate(arguments if arguments is not None else {})
-    except ValidationError as exc:
-        return failure(DoigetError(ErrorCode.INVALID_INPUT, _validation_message(exc)))
-    try:
+        params = spec.params.model_validate(without_nulls(spec.params, arguments))
         return ok(**spec.run(holder.view(spec.read_only), params))
+    except ValidationError as exc:
+        if "dry_run" in arguments and "dry_run" not in spec.params.model_fields:
+            return shapes.failure(DoigetError(ErrorCode.INVALID_REF, f"dry_run does not apply to {name}"), arguments)
+        return shapes.failure(validation_error(exc), arguments)
     except DoigetError as exc:
-        return failure(exc)
+        return shapes.failure(exc, arguments)
     except Exception:  # boundary: nothing may escape as a traceback to the client
         log.exception("tool %s failed", name)
-        return failure(DoigetError(ErrorCode.INTERNAL_ERROR, f"{name} failed unexpectedly; see the server log"))
+        return shapes.failure(DoigetError(ErrorCode.INTERNAL_ERROR, f"{name} failed unexpectedly; see the server "
+                                          "log"), arguments)
 
 
 def resource_contents(holder: LibraryHolder, uri: str) -> tuple[str, str, dict[str, Any] | None]:
@@ -63,15 +68,6 @@ def resource_contents(holder: LibraryHolder, uri: str) -> tuple[str, str, dict[s
     except Exception as exc:  # boundary: nothing may escape as a traceback to the client
         log.exception("reading %s failed", uri)
         raise MCPError(types.INTERNAL_ERROR, "INTERNAL_ERROR: reading the resource failed; see the server log") from exc
-
-
-def _validation_message(exc: ValidationError) -> str:
-    problems = []
-    for error in exc.errors()[:5]:
-        where = ".".join(str(p) for p in error["loc"]) or "arguments"
-        problems.append(f"{where}: {error['msg']}")
-    more = f" (+{exc.error_count() - 5} more)" if exc.error_count() > 5 else ""
-    return "invalid arguments: " + "; ".join(problems) + more
 
 
 def tool_definition(spec: ToolSpec) -> types.Tool:
@@ -107,6 +103,14 @@ def build_server(config: Config) -> tuple[Server, LibraryHolder]:
     templates = [types.ResourceTemplate(name=t.name, uri_template=t.uri_template, mime_type=t.mime_type,
                                         description=t.description) for t in TEMPLATES]
 
+    async def on_list_resources(_ctx, params: types.PaginatedRequestParams | None) -> types.ListResourcesResult:
+        cursor = params.cursor if params is not None else None
+        try:
+            listed, next_cursor = await anyio.to_thread.run_sync(lambda: list_resources(holder.reader(), cursor))
+        except DoigetError as exc:
+            raise MCPError(types.INVALID_PARAMS, f"{exc.code.value}: {exc.message}") from exc
+        return types.ListResourcesResult(resources=[types.Resource(**r) for r in listed], next_cursor=next_cursor)
+
     async def list_resource_templates(_ctx, _params) -> types.ListResourceTemplatesResult:
         return types.ListResourceTemplatesResult(resource_templates=templates)
 
@@ -117,7 +121,8 @@ def build_server(config: Config) -> tuple[Server, LibraryHolder]:
 
     server = Server("doiget", version=__version__, instructions=INSTRUCTIONS,
                     on_list_tools=list_tools, on_call_tool=on_call_tool,
-                    on_list_resource_templates=list_resource_templates, on_read_resource=on_read_resource)
+                    on_list_resources=on_list_resources, on_list_resource_templates=list_resource_templates,
+                    on_read_resource=on_read_resource)
     return server, holder
 
 

@@ -8,6 +8,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from doiget.notes import MAX_BODY, Anchor
+from doiget.tools.paging import Cursor, decode, encode, fitting, page, scope_of
 from doiget.tools.spec import (
     LOCAL_COSTS,
     NO_SIDE_EFFECTS,
@@ -22,6 +23,7 @@ from doiget.tools.spec import (
 MAX_IMPORT_CHARS = 5_000_000
 MAX_REPORT_ROWS = 200
 MAX_FETCHABLE = 1000
+MAX_EXPORT_PAGE = 500
 # Every record of these exports starts a line this way, and no other line does.
 _RECORD_START = {"bibtex": re.compile(r"^@", re.MULTILINE), "ris": re.compile(r"^TY  - ", re.MULTILINE)}
 Citation = Annotated[str, Field(min_length=1, max_length=2000, description="a reference as it appears in a "
@@ -38,6 +40,8 @@ class ExportParams(Params):
     collection: TagName | None = None
     query: Annotated[str | None, Field(min_length=1, max_length=1000, description="search query (as "
                                        "doiget_search_local); its best 100 hits")] = None
+    limit: Annotated[int, Field(ge=1, le=MAX_EXPORT_PAGE, description="records per page")] = MAX_EXPORT_PAGE
+    cursor: Cursor = None
 
 
 class ImportParams(Params):
@@ -89,18 +93,27 @@ class NoteSearchParams(Params):
     tag: TagName | None = None
     since: IsoDate | None = None
     until: IsoDate | None = None
-    limit: Annotated[int, Field(ge=1, le=100)] = 20
-    offset: Annotated[int, Field(ge=0, le=1_000_000)] = 0
+    limit: Annotated[int, Field(ge=1, le=100, description="notes per page")] = 20
+    cursor: Cursor = None
 
 
 # ---- handlers -----------------------------------------------------------------------------
 def _exporter(format: str):
     def run(lib: LibraryAccess, p: ExportParams) -> dict[str, Any]:
         result = lib.get().export(format, refs=p.refs, tag=p.tag, collection=p.collection, query=p.query)
-        if isinstance(result, list):
-            return {"format": format, "count": len(result), "items": result}
-        return {"format": format, "count": len(_RECORD_START[format].findall(result)), "text": result}
+        records = result if isinstance(result, list) else _records(result, format)
+        scope = scope_of(p)
+        shown, next_cursor = page(records, decode(p.cursor, scope), p.limit, scope,
+                                  size=None if isinstance(result, list) else len)
+        body = {"items": shown} if isinstance(result, list) else {"text": "".join(shown)}
+        return {"format": format, "count": len(shown), "total": len(records), **body, "next_cursor": next_cursor}
     return run
+
+
+def _records(text: str, format: str) -> list[str]:
+    """An exported text cut into its records (each with the blank lines that follow it)."""
+    starts = [m.start() for m in _RECORD_START[format].finditer(text)]
+    return [text[a:b] for a, b in zip(starts, [*starts[1:], len(text)])]
 
 
 def _import(lib: LibraryAccess, p: ImportParams) -> dict[str, Any]:
@@ -141,8 +154,12 @@ def _note_delete(lib: LibraryAccess, p: NoteIdParams) -> dict[str, Any]:
 
 
 def _note_search(lib: LibraryAccess, p: NoteSearchParams) -> dict[str, Any]:
-    page = lib.get().note_search(p.keyword, p.ref, p.tag, p.since, p.until, p.limit, p.offset)
-    return {"count": len(page["notes"]), **page}
+    scope = scope_of(p)
+    offset = decode(p.cursor, scope)
+    found = lib.get().note_search(p.keyword, p.ref, p.tag, p.since, p.until, p.limit, offset)
+    notes = found["notes"][:fitting(found["notes"])]
+    more = found["next_offset"] is not None or len(notes) < len(found["notes"])
+    return {"count": len(notes), "notes": notes, "next_cursor": encode(offset + len(notes), scope) if more else None}
 
 
 def _note_export(lib: LibraryAccess, p: NoteIdParams) -> dict[str, Any]:
@@ -157,7 +174,8 @@ def _list_collections(lib: LibraryAccess, _p: NoParams) -> dict[str, Any]:
 # ---- the table ----------------------------------------------------------------------------
 _SELECTION = ("Selects by refs, tag, collection and/or query (all given must match; none = the whole "
               "library); stub entries (known only as citations) are left out.")
-_EXPORT_LIMITS = "At most 500 refs, 100 query hits; a result over 200,000 characters is refused: select less."
+_EXPORT_LIMITS = ("At most 500 refs, 100 query hits; at most `limit` records per page, fewer when they exceed "
+                  "the result size: follow next_cursor.")
 _NOTE_WRITE_COSTS = "Local SQLite write; milliseconds; no network."
 _NOTE_OUTPUT = "{ok, note: {id, entry (ref or null), entry_id, entry_title, body, author, anchors[], tags[], " \
                "created_at, updated_at}}"
@@ -173,12 +191,12 @@ def _export_tool(name: str, format: str, title: str, what: str, outputs: str) ->
 
 BIBLIOGRAPHY_TOOLS: list[ToolSpec] = [
     _export_tool("doiget_bibtex_export", "bibtex", "BibTeX export", "BibTeX (.bib for LaTeX/biber)",
-                 "{ok, format, count, text}: one @article/@inproceedings/@misc... per entry, keys authorYEARword "
-                 "(deduplicated with a, b, ...), LaTeX-escaped."),
+                 "{ok, format, count, total, text, next_cursor}: one @article/@inproceedings/@misc... per entry, "
+                 "keys authorYEARword (deduplicated with a, b, ...), LaTeX-escaped."),
     _export_tool("doiget_csl_export", "csl-json", "CSL-JSON export", "CSL-JSON (pandoc, Zotero, citeproc)",
-                 "{ok, format, count, items: [CSL-JSON item, ...]} with id = citation-key."),
+                 "{ok, format, count, total, items: [CSL-JSON item, ...], next_cursor} with id = citation-key."),
     _export_tool("doiget_ris_export", "ris", "RIS export", "RIS (EndNote, Mendeley, reference databases)",
-                 "{ok, format, count, text}: TY ... ER records."),
+                 "{ok, format, count, total, text, next_cursor}: TY ... ER records."),
     ToolSpec("doiget_batch_from_bibliography", "Import a bibliography",
              "Add every record of a CSL-JSON or BibTeX bibliography (Zotero, Mendeley, Better BibTeX export) "
              "to the library.",
@@ -245,10 +263,10 @@ BIBLIOGRAPHY_TOOLS: list[ToolSpec] = [
     ToolSpec("doiget_note_search", "Search notes",
              "Notes by keyword (ranked full text), paper, tag or creation date; newest first without a keyword.",
              when="Finding what was noted about a topic or a paper.",
-             outputs="{ok, count, notes: [note, ...], next_offset (null on the last page)}; INVALID_QUERY for "
+             outputs="{ok, count, notes: [note, ...], next_cursor (null on the last page)}; INVALID_QUERY for "
                      "malformed keyword syntax.",
              costs=LOCAL_COSTS, side_effects=NO_SIDE_EFFECTS,
-             limits="At most 100 notes per page; page on with offset = next_offset.",
+             limits="At most 100 notes per page, fewer when they exceed the result size; follow next_cursor.",
              params=NoteSearchParams, run=_note_search, read_only=True),
     ToolSpec("doiget_note_export", "Export a note", "A note as Markdown with YAML front matter (id, entry, "
              "entry_title, tags, author, anchors, timestamps).",

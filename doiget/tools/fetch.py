@@ -7,6 +7,7 @@ from pydantic import Field
 
 from doiget import fetch as pipeline
 from doiget.refs import Ref
+from doiget.tools import shapes
 from doiget.tools.spec import LibraryAccess, Params, RefArg, RefParams, ToolSpec, entry_dict
 
 DryRun = Annotated[bool, Field(description="return the plan only: no network access, nothing written")]
@@ -14,6 +15,7 @@ DryRun = Annotated[bool, Field(description="return the plan only: no network acc
 
 class MetadataParams(Params):
     ref: RefArg
+    dry_run: DryRun = False
     include_oa_location: Annotated[bool, Field(description="also ask Unpaywall for oa_url and oa_status")] = False
 
 
@@ -59,6 +61,15 @@ def batch_json(batch: dict[str, Any]) -> dict[str, Any]:
     return {"summary": batch["summary"], "results": [fetch_json(r, brief=True) for r in batch["results"]]}
 
 
+def _batch_rows(batch: dict[str, Any]) -> dict[str, Any]:
+    """batch_json with each row in the seed spec's shape (shaped from the full entry, then made brief)."""
+    rows = []
+    for row in batch["results"]:
+        shaped = shapes.batch_row(fetch_json(row))
+        rows.append({**shaped, "entry": fetch_json(row, brief=True)["entry"]} if "entry" in shaped else shaped)
+    return {"summary": batch["summary"], "results": rows}
+
+
 def work_json(work) -> dict[str, Any]:
     data = work.model_dump(mode="json", exclude_none=True, exclude={"references"})
     return {**data, "references_count": len(work.references)}
@@ -70,19 +81,21 @@ def _resolve(lib: LibraryAccess, p: RefParams) -> dict[str, Any]:
 
 
 def _metadata(lib: LibraryAccess, p: MetadataParams) -> dict[str, Any]:
-    return fetch_json(lib.get().metadata_only(p.ref, include_oa_location=p.include_oa_location))
+    if p.dry_run:
+        return shapes.metadata_result(fetch_json(pipeline.planner(lib.config, lib.get)(Ref.parse(p.ref))))
+    return shapes.metadata_result(fetch_json(lib.get().metadata_only(p.ref, include_oa_location=p.include_oa_location)))
 
 
 def _fetch(lib: LibraryAccess, p: FetchParams) -> dict[str, Any]:
     if p.dry_run:
-        return fetch_json(pipeline.planner(lib.config, lib.get)(Ref.parse(p.ref)))
-    return fetch_json(lib.get().fetch(p.ref, fulltext=p.fulltext))
+        return shapes.fetch_result(fetch_json(pipeline.planner(lib.config, lib.get)(Ref.parse(p.ref))))
+    return shapes.fetch_result(fetch_json(lib.get().fetch(p.ref, fulltext=p.fulltext)))
 
 
 def _batch(lib: LibraryAccess, p: BatchParams) -> dict[str, Any]:
     if p.dry_run:
-        return batch_json(pipeline.run_batch(p.refs, pipeline.planner(lib.config, lib.get)))
-    return batch_json(lib.get().batch_fetch(p.refs, fulltext=p.fulltext))
+        return _batch_rows(pipeline.run_batch(p.refs, pipeline.planner(lib.config, lib.get)))
+    return _batch_rows(lib.get().batch_fetch(p.refs, fulltext=p.fulltext))
 
 
 def _link(lib: LibraryAccess, p: RefParams) -> dict[str, Any]:

@@ -9,6 +9,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from doiget.errors import DoigetError, ErrorCode
+from doiget.tools.paging import MAX_WINDOW, Cursor, decode, page, scope_of, window_size
 from doiget.tools.resources import DEFAULT_MAX_CHARS, MAX_CHARS, metadata_uri, text_uri
 from doiget.tools.spec import (LOCAL_COSTS, NO_SIDE_EFFECTS, LibraryAccess, Params, RefArg, RefParams, TagName,
                                ToolSpec, Year, entry_dict)
@@ -34,7 +35,8 @@ class PaperTextParams(Params):
 class SearchFulltextParams(Params):
     query: Annotated[str, Field(min_length=1, max_length=1000, description=(
         'words (all must match), "exact phrase", prefix*, AND/OR/NOT, (groups), heading:term'))]
-    limit: Annotated[int, Field(ge=1, le=100)] = 10
+    limit: Annotated[int, Field(ge=1, le=100, description="hits per page")] = 10
+    cursor: Cursor = None
     ref: Annotated[str | None, Field(max_length=1000, description="only inside this paper")] = None
     tag: TagName | None = None
     collection: TagName | None = None
@@ -64,10 +66,13 @@ def _paper_text(lib: LibraryAccess, p: PaperTextParams) -> dict[str, Any]:
 
 
 def _search_fulltext(lib: LibraryAccess, p: SearchFulltextParams) -> dict[str, Any]:
-    hits = lib.get().search_text(p.query, p.limit, ref=p.ref, tag=p.tag, collection=p.collection,
-                                 year_from=p.year_from, year_to=p.year_to)
-    return {"count": len(hits), "hits": [{**h.model_dump(mode="json"), "text_uri": text_uri(h.id, h.char_start)}
-                                         for h in hits]}
+    scope = scope_of(p)
+    offset = decode(p.cursor, scope)
+    window = lib.get().search_text(p.query, window_size(offset, p.limit), ref=p.ref, tag=p.tag,
+                                   collection=p.collection, year_from=p.year_from, year_to=p.year_to)
+    hits, next_cursor = page([{**h.model_dump(mode="json"), "text_uri": text_uri(h.id, h.char_start)}
+                              for h in window], offset, p.limit, scope)
+    return {"count": len(hits), "hits": hits, "next_cursor": next_cursor}
 
 
 def _add_pdf(lib: LibraryAccess, p: AddPdfParams) -> dict[str, Any]:
@@ -111,10 +116,11 @@ FULLTEXT_TOOLS: list[ToolSpec] = [
              when="Finding where a method, result or phrase appears inside the papers you have, rather than in "
                   "their titles and abstracts (doiget_search_local).",
              outputs="{ok, count, hits: [{id, ref, title, year, format, heading, page, char_start, char_end, score "
-                     "(bm25, lower is better), snippet with **highlights**, text_uri}]}, best first; INVALID_QUERY "
-                     "for malformed query syntax.",
+                     "(bm25, lower is better), snippet with **highlights**, text_uri}], next_cursor}, best first; "
+                     "INVALID_QUERY for malformed query syntax.",
              costs=LOCAL_COSTS, side_effects=NO_SIDE_EFFECTS,
-             limits="At most 100 hits per call; query at most 1000 characters; only papers with stored full text.",
+             limits=f"At most 100 hits per page; pages reach the first {MAX_WINDOW} hits; query at most 1000 "
+                    "characters; only papers with stored full text.",
              params=SearchFulltextParams, run=_search_fulltext, read_only=True),
     ToolSpec("doiget_add_pdf", "Import a PDF", "Add a PDF you have to the library: it finds the paper's DOI or "
              "arXiv id inside the PDF, resolves its metadata, stores and indexes the file.",

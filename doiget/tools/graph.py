@@ -7,6 +7,7 @@ from pydantic import Field
 
 from doiget.expansion import MAX_NODES, MAX_REQUESTS
 from doiget.library import MAX_GRAPH_SEEDS as MAX_SEEDS
+from doiget.tools.paging import MAX_WINDOW, Cursor, decode, page, scope_of, window_size
 from doiget.tools.spec import NO_SIDE_EFFECTS, LibraryAccess, Params, RefArg, TagName, ToolSpec
 
 SHOWN_NODES = 50
@@ -32,12 +33,14 @@ class ExpandParams(Params):
     depth: Annotated[int, Field(ge=1, le=2, description="hops from the seed")] = 1
     max_nodes: Annotated[int, Field(ge=1, le=MAX_NODES, description="papers reached, seed included")] = 100
     max_requests: Annotated[int, Field(ge=1, le=MAX_REQUESTS, description="OpenAlex requests")] = 20
+    cursor: Cursor = None
 
 
 class RelatedParams(Params):
     refs: Annotated[list[RefArg], Field(min_length=1, max_length=MAX_SEEDS, description="seed papers")]
     ranking: Ranking = "similarity"
-    limit: Annotated[int, Field(ge=1, le=100)] = 20
+    limit: Annotated[int, Field(ge=1, le=100, description="items per page")] = 20
+    cursor: Cursor = None
 
 
 class ConnectParams(Params):
@@ -56,12 +59,17 @@ class ReviewParams(Params):
 
 def _expand(lib: LibraryAccess, p: ExpandParams) -> dict[str, Any]:
     result = lib.get().expand_citation_graph(p.ref, p.direction, p.depth, p.max_nodes, p.max_requests)
-    reached = result.pop("reached")
-    return {**result, "reached": reached[:SHOWN_NODES], "reached_shown": min(len(reached), SHOWN_NODES)}
+    scope = scope_of(p)
+    reached, next_cursor = page(result.pop("reached"), decode(p.cursor, scope), SHOWN_NODES, scope)
+    return {**result, "reached": reached, "reached_shown": len(reached), "next_cursor": next_cursor}
 
 
 def _related(lib: LibraryAccess, p: RelatedParams) -> dict[str, Any]:
-    return lib.get().related(p.refs, p.ranking, p.limit)
+    scope = scope_of(p)
+    offset = decode(p.cursor, scope)
+    result = lib.get().related(p.refs, p.ranking, window_size(offset, p.limit))
+    result["items"], result["next_cursor"] = page(result["items"], offset, p.limit, scope)
+    return result
 
 
 def _connect(lib: LibraryAccess, p: ConnectParams) -> dict[str, Any]:
@@ -84,7 +92,7 @@ GRAPH_TOOLS: list[ToolSpec] = [
              outputs=f"{{ok, seed: {PAPER}, direction, depth, nodes, edges (among the papers reached), nodes_added, "
                      "edges_added, requests_made, truncated, truncated_reason (max_nodes | max_requests | "
                      f"upstream_error | null), error (when upstream failed), not_expandable, reached: [{PAPER[:-1]}, "
-                     f"hop}}] (nearest first, at most {SHOWN_NODES}), reached_shown}}.",
+                     f"hop}}] (nearest first, {SHOWN_NODES} per page), reached_shown, next_cursor}}.",
              costs="One OpenAlex request to learn the seed's OpenAlex id if the library lacks it, then one per "
                    "200 neighbours of each paper expanded (about 1 + 1 + fan-out requests for depth 2); a few "
                    "seconds at OpenAlex's polite rate.",
@@ -99,11 +107,12 @@ GRAPH_TOOLS: list[ToolSpec] = [
              "behind each rank.",
              when="Finding what else to read next to papers you have: similar work (similarity), the most cited "
                   "work around them (influence), or the most cited recent work (recent).",
-             outputs=f"{{ok, seeds: [{PAPER}], ranking, items: [{PAPER[:-1]}, score, components}}], heuristic: "
-                     "true, note}. similarity components: co_citation, coupling, adamic_adar (score = sum of each "
+             outputs=f"{{ok, seeds: [{PAPER}], ranking, items: [{PAPER[:-1]}, score, components}}], next_cursor, "
+                     "heuristic: true, note}. similarity components: co_citation, coupling, adamic_adar (score = sum of each "
                      "divided by its maximum); influence and recent: pagerank. Seeds are never listed.",
              costs=GRAPH_COSTS, side_effects=NO_SIDE_EFFECTS,
-             limits=f"Candidates are the seeds' two-hop neighbourhood; recent means the last 3 years. {HEURISTIC}",
+             limits=f"Candidates are the seeds' two-hop neighbourhood; recent means the last 3 years; pages reach "
+                    f"the first {MAX_WINDOW}. {HEURISTIC}",
              params=RelatedParams, run=_related, read_only=True),
     ToolSpec("doiget_connect", "Citation paths",
              "The shortest citation paths between two papers of the local graph, with the direction of each edge.",

@@ -1,12 +1,17 @@
 """The local-library MCP tools: info, search, recent, PDF path, tags, annotation, health, profile."""
 from __future__ import annotations
 
+import os
+from pathlib import Path
 from typing import Annotated, Any
 
 from pydantic import Field
 
+from doiget import __version__
+from doiget.fetchplan import PDF_SOURCES
 from doiget.sources.http import network_policy
 from doiget.store.health import health_report
+from doiget.tools.paging import MAX_WINDOW, Cursor, decode, page, scope_of, window_size
 from doiget.tools.spec import (LOCAL_COSTS, NO_SIDE_EFFECTS, LibraryAccess, NoParams, Params, RefArg, RefParams,
                                TagName, ToolSpec, Year, entry_dict)
 
@@ -15,7 +20,8 @@ class SearchLocalParams(Params):
     query: Annotated[str, Field(min_length=1, max_length=1000, description=(
         'words (all must match), "exact phrase", prefix*, AND/OR/NOT, (groups), column:term '
         "with columns title, abstract, authors, venue, year, tags, notes"))]
-    limit: Annotated[int, Field(ge=1, le=100)] = 10
+    limit: Annotated[int, Field(ge=1, le=100, description="hits per page")] = 10
+    cursor: Cursor = None
     year_from: Year | None = None
     year_to: Year | None = None
     tag: TagName | None = None
@@ -26,7 +32,8 @@ class SearchLocalParams(Params):
 
 
 class RecentParams(Params):
-    n: Annotated[int, Field(ge=1, le=100, description="how many entries")] = 10
+    n: Annotated[int, Field(ge=1, le=100, description="entries per page")] = 10
+    cursor: Cursor = None
 
 
 class TagParams(Params):
@@ -49,14 +56,21 @@ def _info(lib: LibraryAccess, p: RefParams) -> dict[str, Any]:
 
 
 def _search_local(lib: LibraryAccess, p: SearchLocalParams) -> dict[str, Any]:
-    hits = lib.get().search(p.query, p.limit, year_from=p.year_from, year_to=p.year_to, tag=p.tag,
-                            collection=p.collection, has_pdf=p.has_pdf, include_fulltext=p.include_fulltext)
-    return {"count": len(hits), "hits": [h.model_dump(mode="json") for h in hits]}
+    scope = scope_of(p)
+    offset = decode(p.cursor, scope)
+    window = lib.get().search(p.query, window_size(offset, p.limit), year_from=p.year_from, year_to=p.year_to,
+                              tag=p.tag, collection=p.collection, has_pdf=p.has_pdf,
+                              include_fulltext=p.include_fulltext)
+    hits, next_cursor = page([h.model_dump(mode="json") for h in window], offset, p.limit, scope)
+    return {"count": len(hits), "hits": hits, "next_cursor": next_cursor}
 
 
 def _recent(lib: LibraryAccess, p: RecentParams) -> dict[str, Any]:
-    entries = lib.get().recent(p.n)
-    return {"count": len(entries), "entries": [entry_dict(e) for e in entries]}
+    scope = scope_of(p)
+    offset = decode(p.cursor, scope)
+    window = [entry_dict(e) for e in lib.get().recent(window_size(offset, p.n))]
+    entries, next_cursor = page(window, offset, p.n, scope)
+    return {"count": len(entries), "entries": entries, "next_cursor": next_cursor}
 
 
 def _pdf_path(lib: LibraryAccess, p: RefParams) -> dict[str, Any]:
@@ -83,7 +97,21 @@ def _annotate(lib: LibraryAccess, p: AnnotateParams) -> dict[str, Any]:
 
 
 def _health(lib: LibraryAccess, _p: NoParams) -> dict[str, Any]:
-    return {"health": health_report(lib.config)}
+    report = health_report(lib.config)
+    return {"version": __version__, "schema_version": report["schema_head"],
+            "store_writable": store_writable(lib.config.home), "health": report}
+
+
+def store_writable(home: Path) -> bool:
+    """Best-effort: can this process write the store (or create it in the nearest existing ancestor)?
+    Probes permissions only; creates nothing."""
+    target = home / "library.sqlite3"
+    if target.exists():
+        return os.access(target, os.W_OK) and os.access(home, os.W_OK)
+    ancestor = home
+    while not ancestor.exists() and ancestor != ancestor.parent:
+        ancestor = ancestor.parent
+    return ancestor.is_dir() and os.access(ancestor, os.W_OK | os.X_OK)
 
 
 def _capability_profile(lib: LibraryAccess, _p: NoParams) -> dict[str, Any]:
@@ -91,7 +119,12 @@ def _capability_profile(lib: LibraryAccess, _p: NoParams) -> dict[str, Any]:
     from doiget.tools import TOOLS
 
     tools = [{"name": spec.name, "enabled": spec.enabled(config)} for spec in TOOLS.values()]
-    return {"profile": config.profile, "network": config.network_enabled, "write": config.write_enabled,
+    policy = network_policy()
+    metadata = [s["name"] for s in policy["sources"] if s["name"] not in PDF_SOURCES]
+    return {"oa_enabled": config.network_enabled, "metadata_sources": metadata if config.network_enabled else [],
+            "tdm_enabled": False, "tdm_elsevier": False, "tdm_aps": False, "tdm_springer": False,
+            "rate_limit_per_sec": policy["rate_limits"]["global_requests_per_second"],
+            "profile": config.profile, "network": config.network_enabled, "write": config.write_enabled,
             "contact_email_configured": config.contact_email is not None,
             "network_policy": network_policy() if config.network_enabled else None, "tools": tools}
 
@@ -110,14 +143,17 @@ LOCAL_TOOLS: list[ToolSpec] = [
                   "the library use a remote search tool.",
              outputs="{ok, count, hits: [{id, ref, title, authors, year, venue, tags, has_pdf, score (bm25, "
                      "lower is better), snippet with **highlights**, fulltext (with include_fulltext: {format, "
-                     "heading, page, char_start, char_end, score, snippet} or null)}]}, best first; INVALID_QUERY for "
-                     "malformed query syntax.",
-             costs=LOCAL_COSTS, side_effects=NO_SIDE_EFFECTS, limits="At most 100 hits per call; query at most 1000 characters.",
+                     "heading, page, char_start, char_end, score, snippet} or null)}], next_cursor}, best first; "
+                     "INVALID_QUERY for malformed query syntax.",
+             costs=LOCAL_COSTS, side_effects=NO_SIDE_EFFECTS, limits=f"At most 100 hits per page (fewer if they exceed the result size); pages reach the first "
+                                                    f"{MAX_WINDOW} hits; query at most 1000 characters.",
              params=SearchLocalParams, run=_search_local, read_only=True),
     ToolSpec("doiget_list_recent", "Recently added", "The papers most recently added to the library.",
              when="Seeing what was fetched or imported lately.",
-             outputs="{ok, count, entries: [entry, ...]} newest first.",
-             costs=LOCAL_COSTS, side_effects=NO_SIDE_EFFECTS, limits="At most 100 entries.",
+             outputs="{ok, count, entries: [entry, ...], next_cursor} newest first.",
+             costs=LOCAL_COSTS, side_effects=NO_SIDE_EFFECTS,
+             limits=f"At most 100 entries per page (fewer if they exceed the result size); pages reach the "
+                    f"{MAX_WINDOW} newest.",
              params=RecentParams, run=_recent, read_only=True),
     ToolSpec("doiget_paper_pdf_path", "PDF location", "The local file path of a paper's stored PDF.",
              when="You need to open or hand over the PDF file of a paper already in the library.",
@@ -143,14 +179,17 @@ LOCAL_TOOLS: list[ToolSpec] = [
              params=AnnotateParams, run=_annotate, read_only=False, destructive=True),
     ToolSpec("doiget_health", "Health", "Where the library lives, its schema revision and row counts.",
              when="Checking that doiget is set up, or diagnosing problems.",
-             outputs="{ok, health: {home, exists, revision, schema_head, counts, status, ...}}.",
+             outputs="{ok, version, schema_version, store_writable (permission probe), health: {home, exists, "
+                     "revision, schema_head, counts, status, ...}}.",
              costs="Reads the store file if it exists; milliseconds.",
              side_effects="None: creates nothing on disk, even when no library exists yet.",
              limits="None.", params=NoParams, run=_health, read_only=True),
     ToolSpec("doiget_capability_profile", "Capabilities", "What this server may do: profile, network and "
              "write access, the network rules in force, and which tools are enabled.",
              when="Before planning work that needs the network or writes to the library.",
-             outputs="{ok, profile, network, write, contact_email_configured, network_policy (null without network): "
+             outputs="{ok, oa_enabled, metadata_sources[], tdm_enabled, tdm_elsevier, tdm_aps, tdm_springer (no TDM "
+                     "access is built in: always false), rate_limit_per_sec, profile, network, write, "
+                     "contact_email_configured, network_policy (null without network): "
                      "{sources: [{name, base_url, overridden, allowed_hosts}], rate_limits: {enabled, "
                      "global_requests_per_second, arxiv}, size_caps: {pdf_bytes, response_bytes}, timeouts_seconds, "
                      "retries, cooldown_seconds, cache_ttl_seconds, max_redirects, https_only, "

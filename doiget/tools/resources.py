@@ -14,6 +14,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit
 
 from doiget.errors import DoigetError, ErrorCode
 from doiget.library import Library
+from doiget.tools.paging import decode, page, window_size
 from doiget.tools.spec import entry_dict
 
 DEFAULT_MAX_CHARS = 15000
@@ -49,6 +50,19 @@ def text_uri(entry_id: int, offset: int = 0, max_chars: int = DEFAULT_MAX_CHARS)
     if max_chars != DEFAULT_MAX_CHARS:
         query["max_chars"] = max_chars
     return f"doiget://entry/{entry_id}/text" + (f"?{urlencode(query)}" if query else "")
+
+
+RESOURCES_PER_PAGE = 100
+_LISTING_SCOPE = "resources/list"
+
+
+def list_resources(library: Library, cursor: str | None) -> tuple[list[dict[str, Any]], str | None]:
+    """One page of resources/list: the metadata resource of each entry, newest first, and the next cursor."""
+    offset = decode(cursor, _LISTING_SCOPE)
+    window = library.recent(window_size(offset, RESOURCES_PER_PAGE))
+    shown, next_cursor = page(window, offset, RESOURCES_PER_PAGE, _LISTING_SCOPE, size=lambda _: 1)
+    return [{"uri": metadata_uri(e.id), "name": e.ref_label, "title": e.title, "mime_type": "application/json"}
+            for e in shown], next_cursor
 
 
 def read_resource(library: Library, uri: str) -> tuple[str, str, dict[str, Any] | None]:
