@@ -89,4 +89,5 @@ def _candidate(candidate: Candidate) -> dict[str, Any]:
     return {"doi": work.doi, "ref": str(work.primary_ref()) if work.ids() else None,
             "id": work.id if local else None, "title": work.title, "year": work.year, "venue": work.venue,
             "authors": [a.name for a in work.authors[:MAX_AUTHORS_SHOWN]], "score": candidate.score,
-            "confidence": candidate.confidence, "matched": candidate.matched, "in_library": local}
+            "confidence": candidate.confidence, "matched": candidate.matched,
+            "matched_fields": candidate.matched_fields, "in_library": local}

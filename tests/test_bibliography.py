@@ -158,7 +158,7 @@ def test_local_match_answers_without_network(lib):
     assert answer["answered_from"] == "library" and lib.http.calls == []
     best = answer["candidates"][0]
     assert (best["doi"], best["confidence"], best["in_library"]) == ("10.1177/0193723504268729", "exact", True)
-    assert {"title", "author", "year"} <= set(best["matched"])
+    assert {"title", "author", "year"} <= set(best["matched_fields"])
 
 
 def _crossref(upstream_name: str) -> FakeHttp:

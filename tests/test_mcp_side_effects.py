@@ -166,3 +166,7 @@ def test_read_only_tools_on_a_fresh_home_create_nothing(tmp_path, https_server, 
     assert results["doiget_info"]["error"]["code"] == "NOT_FOUND"
     assert results["doiget_search_local"]["hits"] == [] and results["doiget_list_recent"]["entries"] == []
     assert results["doiget_list_collections"] == {"ok": True, "collections": [], "tags": []}
+    if profile == "full":  # the Crossref answer names the paper of issue 11's failing case: it must come back exact
+        best = results["doiget_resolve_citation"]["candidates"][0]
+        assert (best["doi"], best["confidence"], best["in_library"]) == (PNAS_DOI, "exact", False)
+        assert best["matched"] == ["makris", "2014", "developing", "functional", "musculoskeletal", "tissues", "pnas"]

@@ -217,8 +217,9 @@ BIBLIOGRAPHY_TOOLS: list[ToolSpec] = [
              when="You have a reference as printed in a paper ('Makris EA et al. (2014) ... PNAS') and need the "
                   "work's identifier, or want to know whether the library already has it.",
              outputs="{ok, citation, answered_from library/crossref, candidates: [{doi, ref, id, title, year, venue, "
-                     "authors, score 0.5-1, confidence exact/probable/weak, matched [title, author, year, venue, "
-                     "doi], in_library}], note?}; best first; empty when nothing scores 0.5.",
+                     "authors, score 0.5-1 (share of the citation's tokens found in the record, typos and "
+                     "abbreviations included), confidence (exact: every token found; probable: 4 in 5; weak), "
+                     "matched (the citation tokens found), matched_fields, in_library}], note?}; best first.",
              costs="Local search first; one Crossref query only when the library has no exact or probable match.",
              side_effects="None: read-only; nothing is stored or logged (cached Crossref answers are read, not "
                           "written).",
