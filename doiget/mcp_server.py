@@ -76,10 +76,18 @@ def tool_definition(spec: ToolSpec) -> types.Tool:
         title=spec.title,
         description=spec.description(),
         input_schema=spec.input_schema(),
-        annotations=types.ToolAnnotations(
-            title=spec.title, read_only_hint=spec.read_only, destructive_hint=spec.destructive,
-            idempotent_hint=spec.idempotent, open_world_hint=spec.open_world),
+        annotations=types.ToolAnnotations(**hints(spec)),
     )
+
+
+def hints(spec: ToolSpec) -> dict[str, bool]:
+    """The tool's annotations, each sent only where it differs from the MCP default (readOnly false,
+    destructive true, idempotent false, openWorld true) or is meaningful (destructive and idempotent
+    only for tools that write): a client reading the defaults sees the same four answers."""
+    if spec.read_only:
+        return {"read_only_hint": True, "open_world_hint": spec.open_world}
+    sent = {"destructive_hint": spec.destructive, "open_world_hint": spec.open_world}
+    return {**sent, "idempotent_hint": True} if spec.idempotent else sent
 
 
 def build_server(config: Config) -> tuple[Server, LibraryHolder]:
@@ -127,7 +135,10 @@ def build_server(config: Config) -> tuple[Server, LibraryHolder]:
 
 
 INSTRUCTIONS = ("doiget is a local library of scholarly papers. Every tool returns {ok: true, ...} or "
-                "{ok: false, error: {code, message}}. Identifiers: DOI, arXiv id, PMID, PMCID or OpenAlex W id.")
+                "{ok: false, ref?, error: {code, message, denial_context?}}. Identifiers: DOI, arXiv id, PMID, PMCID "
+                "or OpenAlex W id. In tool descriptions, INPUTS lists parameter names with * marking required ones "
+                "(the inputSchema has types and bounds). Read-only tools never create the library: an absent "
+                "library reads as empty. Growing results page: pass next_cursor back as cursor.")
 
 
 def configure_logging() -> None:

@@ -31,7 +31,9 @@ async def tools_list_json(profile: str) -> str:
                                        env={**os.environ, "DOIGET_HOME": home, "DOIGET_PROFILE": profile})
         async with Client(params) as client:
             result = await client.list_tools()
-    return json.dumps(result.model_dump(mode="json", by_alias=True, exclude_none=True), ensure_ascii=False)
+    # compact, as the SDK writes JSON-RPC frames (pydantic model_dump_json)
+    return json.dumps(result.model_dump(mode="json", by_alias=True, exclude_none=True), ensure_ascii=False,
+                      separators=(",", ":"))
 
 
 def main() -> None:

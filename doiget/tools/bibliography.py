@@ -172,13 +172,10 @@ def _list_collections(lib: LibraryAccess, _p: NoParams) -> dict[str, Any]:
 
 
 # ---- the table ----------------------------------------------------------------------------
-_SELECTION = ("Selects by refs, tag, collection and/or query (all given must match; none = the whole "
-              "library); stub entries (known only as citations) are left out.")
-_EXPORT_LIMITS = ("At most 500 refs, 100 query hits; at most `limit` records per page, fewer when they exceed "
-                  "the result size: follow next_cursor.")
+_SELECTION = "Select by refs, tag, collection, query (all must match; none: the whole library; no stubs)."
+_EXPORT_LIMITS = "500 refs, 100 query hits; `limit` records per page (fewer if too large): follow next_cursor."
 _NOTE_WRITE_COSTS = "Local SQLite write; milliseconds; no network."
-_NOTE_OUTPUT = "{ok, note: {id, entry (ref or null), entry_id, entry_title, body, author, anchors[], tags[], " \
-               "created_at, updated_at}}"
+_NOTE_OUTPUT = "{ok, note: {id, entry, entry_id, entry_title, body, author, anchors[], tags[], created_at, updated_at}}"
 
 
 def _export_tool(name: str, format: str, title: str, what: str, outputs: str) -> ToolSpec:
@@ -201,28 +198,25 @@ BIBLIOGRAPHY_TOOLS: list[ToolSpec] = [
              "Add every record of a CSL-JSON or BibTeX bibliography (Zotero, Mendeley, Better BibTeX export) "
              "to the library.",
              when="The user hands over an exported bibliography, to bring their references into the library.",
-             outputs="{ok, records, added, merged, skipped, entries, seconds, records_per_second, report: [{index, "
-                     "key, status added/merged/skipped, id, ref, reason, problems}] (non-added rows first), "
-                     "report_truncated, fetchable: [refs with an id and no PDF yet], fetchable_total}; "
-                     "INVALID_INPUT when the text is not a bibliography.",
-             costs="Parses and writes locally; about 3,000 records per second; no network.",
-             side_effects="Creates entries and tags; a record sharing an identifier with an entry is merged "
-                          "into it and may overwrite its stored fields (destructive); re-importing the same file "
-                          "adds nothing.",
+             outputs=("{ok, records, added, merged, skipped, entries, report: [{index, key, status, id, ref, reason, "
+              "problems}] (non-added first), report_truncated, fetchable[], fetchable_total, ...}; "
+              "INVALID_INPUT if not a bibliography."),
+             costs="Local; about 3,000 records/s; no network.",
+             side_effects=("Creates entries and tags; a record sharing an identifier is merged into its entry and may "
+              "overwrite stored fields (destructive); re-importing adds nothing."),
              limits=f"Content at most {MAX_IMPORT_CHARS:,} characters, passed as text (never a server path); "
                     f"report cut at {MAX_REPORT_ROWS} rows, fetchable at {MAX_FETCHABLE}.",
              params=ImportParams, run=_import, read_only=False, destructive=True),
     ToolSpec("doiget_resolve_citation", "Resolve a citation",
              "Find the DOI of a free-form reference string: ranked candidate works with confidence.",
-             when="You have a reference as printed in a paper ('Makris EA et al. (2014) ... PNAS') and need the "
-                  "work's identifier, or want to know whether the library already has it.",
-             outputs="{ok, citation, answered_from library/crossref, candidates: [{doi, ref, id, title, year, venue, "
-                     "authors, score 0.5-1 (share of the citation's tokens found in the record, typos and "
-                     "abbreviations included), confidence (exact: every token found; probable: 4 in 5; weak), "
-                     "matched (the citation tokens found), matched_fields, in_library}], note?}; best first.",
-             costs="Local search first; one Crossref query only when the library has no exact or probable match.",
-             side_effects="None: read-only; nothing is stored or logged (cached Crossref answers are read, not "
-                          "written).",
+             when=("You have a reference as printed ('Makris EA et al. (2014) ... PNAS') and need its DOI, or "
+              "whether the library has it."),
+             outputs=("{ok, citation, answered_from library/crossref, candidates: [{doi, ref, id, title, year, venue, "
+              "authors, score (share of the citation's tokens found, typos and abbreviations included; floor "
+              "0.5), confidence exact (all found)/probable (4 in 5)/weak, matched (tokens found), "
+              "matched_fields, in_library}], note?}; best first."),
+             costs="Library first; one Crossref query unless it holds an exact or probable match.",
+             side_effects="None: read-only; nothing stored or logged.",
              limits="Citation at most 2000 characters; at most 20 candidates; offline profiles answer from the "
                     "library only, with a note.",
              params=ResolveParams, run=_resolve, read_only=True, open_world=True, offline_ok=True),
@@ -237,11 +231,9 @@ BIBLIOGRAPHY_TOOLS: list[ToolSpec] = [
              params=BatchResolveParams, run=_batch_resolve, read_only=True, open_world=True, offline_ok=True),
     ToolSpec("doiget_note_create", "Create a note",
              "Write a note about a paper (or a free-standing one), anchored to pages, text ranges or quotes.",
-             when="Recording a finding, a quote or a question while reading; unlike doiget_annotate a paper can "
-                  "have many notes.",
+             when="Recording a finding, quote or question while reading; a paper can have many notes.",
              outputs=_NOTE_OUTPUT + "; NOT_FOUND if ref is not in the library.",
-             costs=_NOTE_WRITE_COSTS, side_effects="Creates a note (and missing tags); the body becomes "
-                                                   "searchable, also via doiget_search_local.",
+             costs=_NOTE_WRITE_COSTS, side_effects="Creates a note (and missing tags); searchable at once.",
              limits="Body at most 100,000 characters; 50 anchors (quote at most 2000 characters); 50 tags.",
              params=NoteCreateParams, run=_note_create, read_only=False, idempotent=False),
     ToolSpec("doiget_note_read", "Read a note", "One note with its anchors and tags.",

@@ -107,72 +107,70 @@ def _paper_search(lib: LibraryAccess, p: PaperSearchParams) -> dict[str, Any]:
     return {**page, "results": [work_json(w) for w in page["results"]]}
 
 
-NETWORK_COSTS = ("Network: upstream API requests paced by process-wide rate limits (5/s overall; arXiv 1 per 3 s); "
-                 "cached answers (7 days) cost none")
-NETWORK_LOG = "Appends a provenance row per HTTP request and caches API answers"
-REFRESH = ("Adds the entry, or refreshes a stored one: upstream values replace stored metadata fields and "
-           "entries found under several of its identifiers are merged (destructive)")
-LOOKUP = "None: the library is not changed and nothing is logged (cached API answers are read, not written)"
+NETWORK_COSTS = "Network, rate-limited (5/s; arXiv 1 per 3 s); answers cached 7 days"
+NETWORK_LOG = "Logs each HTTP request (provenance) and caches answers"
+REFRESH = ("Adds the entry or refreshes it: upstream values replace stored fields and duplicate entries merge "
+           "(destructive)")
+LOOKUP = "None: nothing stored or logged (cached answers are read)"
 PDF_STATUSES = "fetched / already_present / no_oa_url / blocked / failed"
 
 FETCH_TOOLS: list[ToolSpec] = [
     ToolSpec("doiget_resolve_paper", "Resolve a paper", "Authoritative metadata for an identifier (Crossref, "
              "arXiv, OpenAlex or Europe PMC, merged), saved to the library.",
-             when="You have a DOI/arXiv id/PMID/PMCID/OpenAlex id and want its title, authors, venue, abstract and "
-                  "other ids, and to keep it in the library, without downloading the paper.",
-             outputs="{ok, entry: {id, ref, doi, arxiv, pmid, pmcid, openalex, title, authors[], year, venue, abstract, "
-                     "oa_status, oa_url, references[], ...}}; NOT_FOUND if no source knows the identifier.",
-             costs=NETWORK_COSTS + "; typically 1-2 requests.",
+             when=("You have an identifier and want the paper's metadata kept in the library, without downloading "
+              "it."),
+             outputs=("{ok, entry: {id, ref, ids, title, authors[], year, venue, abstract, oa_status, oa_url, "
+              "references[], ...}}; NOT_FOUND if no source knows it."),
+             costs=NETWORK_COSTS + "; 1-2 requests.",
              side_effects=REFRESH + ". " + NETWORK_LOG + ".",
              limits="One identifier per call.", params=RefParams, run=_resolve, read_only=False, destructive=True,
              open_world=True),
     ToolSpec("doiget_metadata_only", "Metadata without download", "Metadata for an identifier, optionally with "
              "where its legal open-access copy is, never downloading a file.",
              when="Deciding whether a paper is worth fetching, or checking if it is open access.",
-             outputs="{ok, ref, entry, oa_url (best PDF URL, else landing page; null when closed), oa_status "
-                     "(gold/green/hybrid/bronze/closed, as Unpaywall says)} — oa_* only with include_oa_location.",
+             outputs=("{ok, ref, source, resolver_profile, license, oa_url, oa_status (both null unless "
+              "include_oa_location), metadata, entry, schema_version}; dry_run: {ok, dry_run, ref, plan, "
+              "rate_limit_budget}."),
              costs=NETWORK_COSTS + "; 1-3 requests.",
              side_effects=REFRESH + " (no PDF). " + NETWORK_LOG + ". dry_run: none.",
              limits="One identifier per call.", params=MetadataParams, run=_metadata, read_only=False,
              destructive=True, open_world=True),
     ToolSpec("doiget_fetch_paper", "Fetch a paper", "Resolve a paper and download its legal open-access PDF into "
              "the library (arXiv ids straight from arXiv; otherwise arXiv copy, Unpaywall PDFs, Europe PMC).",
-             when="You want the paper itself in the library (to read, search or cite). Use dry_run to see the plan.",
-             outputs=f"{{ok, ref, entry, oa_status, suggested_arxiv_id, pdf: {{status ({PDF_STATUSES}), reason, "
-                     "message, source, url, sha256, size, path, attempts: [{source, url, outcome}]}}}. No open-access "
-                     "copy is a status, not an error. dry_run: {ok, ref, dry_run, entry, pdf: {status: planned or "
-                     "already_present}, requests: [{source, url}], candidates: [{source, url}]}.",
-             costs=NETWORK_COSTS + "; a PDF download of up to 100 MB. dry_run: none.",
-             side_effects=REFRESH + "; stores the PDF blob and its artefact row, and with fulltext the "
-                          "structured text. " + NETWORK_LOG + ". dry_run: none (creates nothing).",
+             when="You want the paper itself (PDF) in the library. dry_run shows the plan.",
+             outputs=("{ok, ref, source, resolver_profile, path, license, size_bytes, oa_status, oa_url, "
+              "schema_version, entry, pdf: {status fetched/already_present/no_oa_url/blocked/failed, code, "
+              "message, denial_context, sha256, path, attempts[]}}; no OA copy is a status, not an error. "
+              "dry_run: {ok, dry_run, ref, plan, rate_limit_budget}."),
+             costs=NETWORK_COSTS + "; PDF up to 100 MB. dry_run: none.",
+             side_effects=REFRESH + "; stores the PDF and, with fulltext, the structured text. " + NETWORK_LOG + ". dry_run: none.",
              limits="PDF at most 100 MB; https only; redirects vetted against each source's allowlist.",
              params=FetchParams, run=_fetch, read_only=False, destructive=True, open_world=True),
     ToolSpec("doiget_batch_fetch", "Fetch many papers", "doiget_fetch_paper for up to 100 identifiers, "
              "concurrently within the rate limits.",
              when="Fetching a reading list or a bibliography's identifiers in one call.",
-             outputs="{ok, summary: {total, ok, errors, duplicates, by_status, by_error}, results: [{input, ok, ref, "
-                     "entry: {ref, title, year}, pdf: {...}, duplicate_of?} or {input, ok: false, error}]} in input "
-                     "order. One failing identifier never fails the batch.",
-             costs=NETWORK_COSTS + "; arXiv papers take at least 3 s each. dry_run: none.",
+             outputs=("{ok, summary{total, ok, errors, duplicates, by_status, by_error}, results: [fetch result + "
+              "input, or {input, ok: false, ref, error{code, message, denial_context}}]} in input order; one "
+              "failure never fails the batch."),
+             costs=NETWORK_COSTS + "; arXiv at least 3 s per paper. dry_run: none.",
              side_effects="As doiget_fetch_paper, per identifier. dry_run: none.",
              limits="1 to 100 identifiers; duplicates (same canonical id) are fetched once.",
              params=BatchParams, run=_batch, read_only=False, destructive=True, open_world=True),
     ToolSpec("doiget_link", "Identity links", "The identifiers OpenAlex links to a paper: DOI, arXiv preprint, "
              "PMID, PMCID, OpenAlex id.",
              when="Finding the arXiv preprint of a published DOI (or the other way round), or all ids of a paper.",
-             outputs="{ok, ref, arxiv (id or null), identity: {doi, arxiv, pmid, pmcid, openalex}, refs[]}; NOT_FOUND "
-                     "when OpenAlex does not know the identifier.",
-             costs=NETWORK_COSTS + "; one OpenAlex request.", side_effects=LOOKUP + ".",
+             outputs=("{ok, ref, arxiv (or null), identity{doi, arxiv, pmid, pmcid, openalex}, refs[]}; NOT_FOUND if "
+              "OpenAlex does not know it."),
+             costs=NETWORK_COSTS + "; 1 request.", side_effects=LOOKUP + ".",
              limits="One identifier per call; only what OpenAlex knows.", params=RefParams, run=_link,
              read_only=True, open_world=True),
     ToolSpec("doiget_paper_search", "Search OpenAlex", "Search all scholarly works indexed by OpenAlex (not only "
              "the library), with filters and cursor paging; abstracts included.",
              when="Discovering papers not yet in the library. For papers you have, use doiget_search_local.",
-             outputs="{ok, query, filters, count, next_cursor (null on the last page), results: [{doi, arxiv, "
-                     "openalex, title, authors[], year, venue, abstract, oa_status, oa_url, cited_by_count, "
-                     "references_count, ...}]}.",
-             costs=NETWORK_COSTS + "; one OpenAlex request per page.",
-             side_effects=LOOKUP + " (fetch a result to keep it).",
+             outputs=("{ok, query, filters, count, next_cursor, results: [{doi, arxiv, openalex, title, authors[], "
+              "year, venue, abstract, oa_status, cited_by_count, ...}]}."),
+             costs=NETWORK_COSTS + "; 1 request per page.",
+             side_effects=LOOKUP + ".",
              limits="At most 50 results per page, 20 filters; filter values without commas.",
              params=PaperSearchParams, run=_paper_search, read_only=True, open_world=True),
 ]

@@ -102,48 +102,37 @@ TEXT_LIMITS = f"At most {MAX_CHARS:,} characters per call; follow next_offset (o
 FULLTEXT_TOOLS: list[ToolSpec] = [
     ToolSpec("doiget_paper_text", "Read a paper", "One page of a stored paper's full text as sectioned Markdown "
              "(headings # / ## / ###), read from ar5iv HTML, JATS or BioC before the PDF.",
-             when="Reading a paper already in the library, page by page, or jumping to a passage a full-text "
-                  "search found (offset = its char_start) or to a PDF page (page).",
-             outputs="{ok, ref, id, title, format, source, text, offset, next_offset (null at the end), total_chars, "
-                     "content_sha256, page_range/page_count/empty_pages (PDF text), resource_uri, next_uri}; "
-                     "NOT_FOUND when no full text is stored (fetch it first).",
-             costs="Local; the first read of a paper extracts its stored file (PDF: ~10 ms per page), later "
-                   "pages come from memory. No network.",
+             when="Reading a stored paper page by page, or from a search hit's char_start (offset) or a PDF page.",
+             outputs=("{ok, ref, id, title, format, text, offset, next_offset (null at the end), total_chars, "
+              "content_sha256, page_range, resource_uri, next_uri}; NOT_FOUND when no text is stored."),
+             costs="Local; the first read extracts the file (PDF ~10 ms/page), later pages come from memory.",
              side_effects=NO_SIDE_EFFECTS, limits=TEXT_LIMITS, params=PaperTextParams, run=_paper_text,
              read_only=True),
     ToolSpec("doiget_search_fulltext", "Search inside papers", "Ranked passages from the full text of the papers "
              "in the library, each naming the paper, section heading, PDF page and character offset.",
-             when="Finding where a method, result or phrase appears inside the papers you have, rather than in "
-                  "their titles and abstracts (doiget_search_local).",
-             outputs="{ok, count, hits: [{id, ref, title, year, format, heading, page, char_start, char_end, score "
-                     "(bm25, lower is better), snippet with **highlights**, text_uri}], next_cursor}, best first; "
-                     "INVALID_QUERY for malformed query syntax.",
+             when="Finding where a method, result or phrase appears inside the papers' text.",
+             outputs=("{ok, count, hits: [{id, ref, title, year, format, heading, page, char_start, char_end, score, "
+              "snippet, text_uri}], next_cursor}; INVALID_QUERY for bad syntax."),
              costs=LOCAL_COSTS, side_effects=NO_SIDE_EFFECTS,
              limits=f"At most 100 hits per page; pages reach the first {MAX_WINDOW} hits; query at most 1000 "
                     "characters; only papers with stored full text.",
              params=SearchFulltextParams, run=_search_fulltext, read_only=True),
     ToolSpec("doiget_add_pdf", "Import a PDF", "Add a PDF you have to the library: it finds the paper's DOI or "
              "arXiv id inside the PDF, resolves its metadata, stores and indexes the file.",
-             when="The user hands you a PDF (not available as open access, or a local copy) to keep in the "
-                  "library.",
-             outputs="{ok, entry, sha256, duplicate (true: these exact bytes were already stored, nothing "
-                     "changed), identified_by (content, ref, doi, arxiv or title), resolved, metadata_uri, "
-                     "text_uri}.",
-             costs="Extracts the PDF (~10 ms per page); one metadata lookup upstream when the profile allows "
-                   "network and the PDF names a DOI or arXiv id.",
-             side_effects="Stores the file and may create an entry (titled from the PDF when it has no "
-                          "identifier and the network is off); a resolved entry refreshes stored metadata like "
-                          "doiget_resolve_paper (destructive).",
+             when="The user gives you a PDF to keep in the library.",
+             outputs=("{ok, entry, sha256, duplicate (same bytes already stored), identified_by, resolved, "
+              "metadata_uri, text_uri}."),
+             costs="Extracts the PDF (~10 ms/page); one metadata lookup when network is allowed.",
+             side_effects="Stores the file, may create an entry; a resolved entry refreshes stored metadata (destructive).",
              limits=f"PDF at most {MAX_PDF_BYTES} bytes, sent as base64 content (never a server path).",
              params=AddPdfParams, run=_add_pdf, read_only=False, destructive=True, open_world=True,
              offline_ok=True),
     ToolSpec("doiget_paper_tex_source", "LaTeX source", "The LaTeX source of an arXiv paper: its main .tex file "
              "(paged) and the list of files in the e-print.",
              when="You need the exact LaTeX of an arXiv paper: equations, macros, how a table was built.",
-             outputs="{ok, ref, id, sha256, downloaded, main_file, file_count, files: [{path, chars}], text, offset, "
-                     "next_offset, total_chars}; NOT_FOUND for papers without an arXiv id or whose e-print is "
-                     "not LaTeX.",
-             costs="First call downloads the e-print from arXiv (rate-limited, up to 50 MB); later calls are local.",
+             outputs=("{ok, ref, id, sha256, downloaded, main_file, file_count, files[{path, chars}], text, offset, "
+              "next_offset, total_chars}; NOT_FOUND without arXiv id or LaTeX."),
+             costs="First call downloads the e-print from arXiv (rate-limited, up to 50 MB); then local.",
              side_effects="Stores the e-print (kind tex) and indexes its text the first time.",
              limits=f"At most {MAX_CHARS:,} characters per call; at most 200 files listed; archives over 50 MB "
                     "or 2000 files are refused.",
@@ -152,10 +141,9 @@ FULLTEXT_TOOLS: list[ToolSpec] = [
              "in the library: ar5iv HTML for arXiv papers, Europe PMC JATS (else PMC BioC) for open-access PMC "
              "papers.",
              when="A paper in the library has no readable text yet, or only a PDF, and is on arXiv or in PMC.",
-             outputs="{ok, ref, id, stored (count), alternates: [{format, source, url, status (stored, "
-                     "already_stored, skipped, missing, failed), reason/error, sha256, chunks}], text_uri}; a "
-                     "missing alternate is reported, not an error.",
-             costs="Up to three HTTPS requests (ar5iv, Europe PMC, NCBI), rate-limited; a few MB.",
+             outputs=("{ok, ref, id, stored, alternates: [{format, source, url, status "
+              "stored/already_stored/skipped/missing/failed, reason, chunks}], text_uri}."),
+             costs="Up to 3 rate-limited requests (ar5iv, Europe PMC, NCBI).",
              side_effects="Stores each document found and indexes its text.",
              limits="Only papers with an arXiv id or a PMCID; one paper per call.",
              params=RefParams, run=_fetch_fulltext, read_only=False, open_world=True),

@@ -21,10 +21,8 @@ def choice(*values: str) -> Any:
 Direction = choice("references", "cited_by", "both")
 Ranking = choice("similarity", "influence", "recent")
 Section = choice("similar", "important", "reviews", "recent", "authors", "venues")
-GRAPH_COSTS = ("Local only: loads the whole stored citation graph and ranks it with networkx; about 0.5 s for "
-               "10,000 papers and 100,000 citations; no network.")
-HEURISTIC = ("Scores are heuristics over the citation edges stored locally: a paper the library knows few "
-             "citations of ranks low until doiget_expand_citation_graph has been run around it.")
+GRAPH_COSTS = "Local graph ranking (networkx), ~0.5 s per 10,000 papers; no network."
+HEURISTIC = "Heuristic over locally stored citations: expand thin neighbourhoods first."
 
 
 class ExpandParams(Params):
@@ -87,38 +85,27 @@ GRAPH_TOOLS: list[ToolSpec] = [
     ToolSpec("doiget_expand_citation_graph", "Expand the citation graph",
              "Breadth-first walk over OpenAlex from one paper (what it cites, what cites it, or both; 1-2 hops) "
              "that stores the papers met as stub entries and the citations between them.",
-             when="Before ranking or reviewing around a paper whose neighbourhood the library does not hold yet, "
-                  "or to see who cites a paper. Repeating a call is free: what was stored is answered locally.",
-             outputs=f"{{ok, seed: {PAPER}, direction, depth, nodes, edges (among the papers reached), nodes_added, "
-                     "edges_added, requests_made, truncated, truncated_reason (max_nodes | max_requests | "
-                     f"upstream_error | null), error (when upstream failed), not_expandable, reached: [{PAPER[:-1]}, "
-                     f"hop}}] (nearest first, {SHOWN_NODES} per page), reached_shown, next_cursor}}.",
-             costs="One OpenAlex request to learn the seed's OpenAlex id if the library lacks it, then one per "
-                   "200 neighbours of each paper expanded (about 1 + 1 + fan-out requests for depth 2); a few "
-                   "seconds at OpenAlex's polite rate.",
-             side_effects="Writes stub entries (is_stub) and citation edges, and records how far each paper's "
-                          "OpenAlex list was read so a later call resumes instead of repeating requests.",
-             limits=f"depth ≤ 2, max_nodes ≤ {MAX_NODES}, max_requests ≤ {MAX_REQUESTS}; the walk stops at "
-                    "either cap and says so in truncated_reason. Papers without an OpenAlex id (Crossref-only "
-                    "stubs) are not expanded (counted in not_expandable).",
+             when=("Before ranking or reviewing around a paper whose citation neighbourhood is not stored yet; "
+              "repeats are answered locally."),
+             outputs=f"{{ok, seed, direction, depth, nodes, edges, nodes_added, edges_added, requests_made, truncated, truncated_reason, not_expandable, reached: [{PAPER[:-1]}, hop}}] ({SHOWN_NODES} per page), reached_shown, next_cursor}}.",
+             costs=("OpenAlex: 1 request for the seed's id if unknown, then 1 per 200 neighbours of each paper "
+              "expanded; a few seconds."),
+             side_effects="Writes stub entries and citation edges (fills empty fields only) and resume points.",
+             limits=f"depth <= 2, max_nodes <= {MAX_NODES}, max_requests <= {MAX_REQUESTS}; stops at a cap (truncated_reason).",
              params=ExpandParams, run=_expand, read_only=False, idempotent=True, open_world=True),
     ToolSpec("doiget_related", "Related papers",
              "Papers related to seed papers in the local citation graph, best first, with the score components "
              "behind each rank.",
-             when="Finding what else to read next to papers you have: similar work (similarity), the most cited "
-                  "work around them (influence), or the most cited recent work (recent).",
-             outputs=f"{{ok, seeds: [{PAPER}], ranking, items: [{PAPER[:-1]}, score, components}}], next_cursor, "
-                     "heuristic: true, note}. similarity components: co_citation, coupling, adamic_adar (score = sum of each "
-                     "divided by its maximum); influence and recent: pagerank. Seeds are never listed.",
+             when=("Finding what to read next around papers you have: similar, most cited (influence), or most cited"
+              " recent."),
+             outputs=f"{{ok, seeds, ranking, items: [{PAPER[:-1]}, score, components}}], next_cursor, heuristic: true, note}}.",
              costs=GRAPH_COSTS, side_effects=NO_SIDE_EFFECTS,
-             limits=f"Candidates are the seeds' two-hop neighbourhood; recent means the last 3 years; pages reach "
-                    f"the first {MAX_WINDOW}. {HEURISTIC}",
+             limits=f"Two-hop neighbourhood of the seeds; recent = last 3 years; pages reach {MAX_WINDOW}. {HEURISTIC}",
              params=RelatedParams, run=_related, read_only=True),
     ToolSpec("doiget_connect", "Citation paths",
              "The shortest citation paths between two papers of the local graph, with the direction of each edge.",
              when="Explaining how two papers relate: which papers link them through citations.",
-             outputs=f"{{ok, from, to, paths: [[{PAPER[:-1]}, direction: cites | cited_by}}]], directions}}; "
-                     "each step says whether the previous paper cites it or is cited by it; [] when no path.",
+             outputs=f"{{ok, from, to, paths: [[{PAPER[:-1]}, direction cites/cited_by}}]], directions}}; [] when no path.",
              costs=GRAPH_COSTS, side_effects=NO_SIDE_EFFECTS,
              limits="At most 20 paths of at most 6 hops, shortest first; only citations stored locally count.",
              params=ConnectParams, run=_connect, read_only=True),
@@ -126,10 +113,8 @@ GRAPH_TOOLS: list[ToolSpec] = [
              "A structured reading list around seed papers: similar, important, review candidates, recent, "
              "top authors and top venues.",
              when="Starting or checking a literature review from a set of papers, a tag or a collection.",
-             outputs=f"{{ok, seeds: [{PAPER}], sections: {{name: {{items: [...]}} or {{error, partial: true}}}}, "
-                     "partial, heuristic: true, note}. A section that fails is reported alone; the others stand.",
+             outputs=f"{{ok, seeds, sections: {{name: {{items[]}} or {{error, partial}}}}, partial, heuristic: true, note}}.",
              costs=GRAPH_COSTS, side_effects=NO_SIDE_EFFECTS,
-             limits=f"Seeds ≤ {MAX_SEEDS} (refs plus the tag's and collection's papers); ≤ 50 items per section. "
-                    f"Review candidates are labelled by title words and reference counts. {HEURISTIC}",
+             limits=f"Seeds <= {MAX_SEEDS}; <= 50 items per section. {HEURISTIC}",
              params=ReviewParams, run=_review, read_only=True),
 ]

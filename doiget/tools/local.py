@@ -133,18 +133,16 @@ LOCAL_TOOLS: list[ToolSpec] = [
     ToolSpec("doiget_info", "Entry details", "Full stored metadata of one paper in the local library.",
              when="You have an identifier and want what the library knows: authors, venue, ids, tags, "
                   "annotation, stored artefacts.",
-             outputs="{ok, entry: {id, doi, arxiv, ..., title, authors[], year, tags[], collections[], annotation, "
-                     "has_pdf, artefacts[]}}; NOT_FOUND if the paper is not in the library.",
+             outputs=("{ok, entry: {id, ref, ids, title, authors[], year, venue, tags[], collections[], annotation, "
+              "has_pdf, artefacts[], ...}}; NOT_FOUND if not in the library."),
              costs=LOCAL_COSTS, side_effects=NO_SIDE_EFFECTS, limits="One entry per call.",
              params=RefParams, run=_info, read_only=True),
     ToolSpec("doiget_search_local", "Search the library", "Ranked search over the metadata of papers in the "
              "local library (title, abstract, authors, venue, year, tags, notes).",
-             when="Finding papers you already have, by topic, author, tag or note text. For papers not yet in "
-                  "the library use a remote search tool.",
-             outputs="{ok, count, hits: [{id, ref, title, authors, year, venue, tags, has_pdf, score (bm25, "
-                     "lower is better), snippet with **highlights**, fulltext (with include_fulltext: {format, "
-                     "heading, page, char_start, char_end, score, snippet} or null)}], next_cursor}, best first; "
-                     "INVALID_QUERY for malformed query syntax.",
+             when=("Finding papers already in the library by topic, author, tag or note text (remote: "
+              "doiget_paper_search)."),
+             outputs=("{ok, count, hits: [{id, ref, title, authors, year, venue, tags, has_pdf, score (bm25, lower is "
+              "better), snippet, fulltext passage or null}], next_cursor}; INVALID_QUERY for bad syntax."),
              costs=LOCAL_COSTS, side_effects=NO_SIDE_EFFECTS, limits=f"At most 100 hits per page (fewer if they exceed the result size); pages reach the first "
                                                     f"{MAX_WINDOW} hits; query at most 1000 characters.",
              params=SearchLocalParams, run=_search_local, read_only=True),
@@ -165,8 +163,8 @@ LOCAL_TOOLS: list[ToolSpec] = [
              when="Organising the library: labelling papers, grouping them for a project.",
              outputs="{ok, ref, tags[], collections[]} after the change.",
              costs="Local SQLite write; milliseconds.",
-             side_effects="Creates missing tags/collections; `remove`/`remove_from_collections` take tags and "
-                          "collection memberships away (destructive); papers are never deleted.",
+             side_effects=("Creates missing tags/collections; remove/remove_from_collections take them away (destructive); "
+              "never deletes papers."),
              limits="At most 50 tags and 20 collections per call; names at most 100 characters.",
              params=TagParams, run=_tag, read_only=False, destructive=True),
     ToolSpec("doiget_annotate", "Annotate", "Set or clear the one free-form annotation of a paper.",
@@ -179,21 +177,18 @@ LOCAL_TOOLS: list[ToolSpec] = [
              params=AnnotateParams, run=_annotate, read_only=False, destructive=True),
     ToolSpec("doiget_health", "Health", "Where the library lives, its schema revision and row counts.",
              when="Checking that doiget is set up, or diagnosing problems.",
-             outputs="{ok, version, schema_version, store_writable (permission probe), health: {home, exists, "
-                     "revision, schema_head, counts, status, ...}}.",
+             outputs=("{ok, version, schema_version, store_writable (permission probe), health: {home, exists, "
+              "revision, counts, status, ...}}."),
              costs="Reads the store file if it exists; milliseconds.",
              side_effects="None: creates nothing on disk, even when no library exists yet.",
              limits="None.", params=NoParams, run=_health, read_only=True),
     ToolSpec("doiget_capability_profile", "Capabilities", "What this server may do: profile, network and "
              "write access, the network rules in force, and which tools are enabled.",
              when="Before planning work that needs the network or writes to the library.",
-             outputs="{ok, oa_enabled, metadata_sources[], tdm_enabled, tdm_elsevier, tdm_aps, tdm_springer (no TDM "
-                     "access is built in: always false), rate_limit_per_sec, profile, network, write, "
-                     "contact_email_configured, network_policy (null without network): "
-                     "{sources: [{name, base_url, overridden, allowed_hosts}], rate_limits: {enabled, "
-                     "global_requests_per_second, arxiv}, size_caps: {pdf_bytes, response_bytes}, timeouts_seconds, "
-                     "retries, cooldown_seconds, cache_ttl_seconds, max_redirects, https_only, "
-                     "private_hosts_allowed, custom_ca_bundle}, tools: [{name, enabled}]}. Never a secret.",
+             outputs=("{ok, oa_enabled, metadata_sources[], tdm_enabled, tdm_elsevier, tdm_aps, tdm_springer (no TDM "
+              "access built in: false), rate_limit_per_sec, profile, network, write, contact_email_configured, "
+              "network_policy (sources, allowed hosts, rate limits, size caps, timeouts; null offline), "
+              "tools[{name, enabled}]}. No secrets."),
              costs="None.", side_effects=NO_SIDE_EFFECTS, limits="None.",
              params=NoParams, run=_capability_profile, read_only=True),
 ]

@@ -17,8 +17,7 @@ from doiget.config import Config
 from doiget.library import Library
 
 MAX_REF = 1000
-RefArg = Annotated[str, Field(min_length=1, max_length=MAX_REF,
-                              description="DOI, arXiv id, PMID, PMCID or OpenAlex W id (bare, prefixed or as URL)")]
+RefArg = Annotated[str, Field(min_length=1, max_length=MAX_REF, description="DOI, arXiv, PMID, PMCID or OpenAlex id")]
 TagName = Annotated[str, Field(min_length=1, max_length=100)]
 Year = Annotated[int, Field(ge=0, le=3000)]
 
@@ -57,28 +56,43 @@ class ToolSpec:
         return (self.read_only or config.write_enabled) and (not needs_network or config.network_enabled)
 
     def input_schema(self) -> dict[str, Any]:
-        schema = self.params.model_json_schema()
-        schema.pop("title", None)
+        """The model's JSON Schema, compacted: no titles, and an optional parameter is its plain type
+        (a client that reads the type, like the MCP Inspector CLI, then sends a number as a number;
+        the server still accepts null for it, as "use the default")."""
+        schema = _compact(self.params.model_json_schema())
         schema["additionalProperties"] = False
         return schema
 
     def inputs_text(self) -> str:
-        props = self.input_schema().get("properties", {})
-        required = set(self.input_schema().get("required", []))
-        if not props:
-            return "none."
-        lines = []
-        for name, prop in props.items():
-            kind = prop.get("type") or "/".join(p.get("type", "?") for p in prop.get("anyOf", []))
-            note = prop.get("description", "")
-            default = "" if name in required else f" (optional, default {json.dumps(prop.get('default'))})"
-            lines.append(f"{name}: {kind}{default}{' — ' + note if note else ''}")
-        return "; ".join(lines) + "."
+        """The INPUTS section: parameter names, required ones marked * (the server instructions say so);
+        the schema has types, bounds and meanings."""
+        schema = self.input_schema()
+        required = set(schema.get("required", []))
+        names = [f"{name}*" if name in required else name for name in schema.get("properties", {})]
+        return ", ".join(names) + "." if names else "none."
 
     def description(self) -> str:
-        return (f"{self.summary}\n\nWHEN TO USE: {self.when}\nINPUTS: {self.inputs_text()}\n"
+        """The six-section description tools/list carries (the summary is the docs' and the title's)."""
+        return (f"WHEN TO USE: {self.when}\nINPUTS: {self.inputs_text()}\n"
                 f"OUTPUTS: {self.outputs}\nCOSTS: {self.costs}\nSIDE EFFECTS: {self.side_effects}\n"
                 f"LIMITS: {self.limits}")
+
+
+def _compact(node: Any) -> Any:
+    if isinstance(node, list):
+        return [_compact(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    node = {key: _compact(value) for key, value in node.items() if key != "title"}
+    branches = node.get("anyOf")
+    if branches and {"type": "null"} in branches and len(branches) == 2:
+        (kept,) = [b for b in branches if b != {"type": "null"}]
+        node = {**{k: v for k, v in node.items() if k != "anyOf"}, **kept}
+    if "default" in node and node["default"] in (None, [], {}, False):  # absent means the same
+        del node["default"]
+    if node.get("minLength") == 1:  # validation still refuses empty strings; the schema need not say it
+        del node["minLength"]
+    return node
 
 
 def entry_dict(entry) -> dict[str, Any]:
@@ -94,5 +108,5 @@ class NoParams(Params):
     pass
 
 
-LOCAL_COSTS = "Local SQLite read; milliseconds; no network."
-NO_SIDE_EFFECTS = "None: read-only; an absent library reads as empty and is not created."
+LOCAL_COSTS = "Local read; milliseconds."
+NO_SIDE_EFFECTS = "None."
