@@ -23,7 +23,7 @@ from loopback import Reply, _loopback_ca, _loopback_server, client_ca, https_ser
 from sqlalchemy import text
 
 from doiget import open_library
-from doiget.fetch import BATCH_WORKERS
+from doiget.services.fetching import BATCH_WORKERS
 from doiget.store.blobs import file_sha256
 
 REFS = 50

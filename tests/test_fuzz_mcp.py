@@ -18,8 +18,8 @@ from doiget import open_library
 from doiget.config import load_config
 from doiget.demo import load_demo
 from doiget.errors import ErrorCode
-from doiget.mcp_server import LibraryHolder, call_tool
-from doiget.tools import TOOLS
+from doiget.mcp.server import LibraryHolder, call_tool
+from doiget.mcp.tools import TOOLS
 
 CODES = {code.value for code in ErrorCode}
 FUZZ = settings(max_examples=int(os.environ.get("DOIGET_FUZZ_EXAMPLES", "10000")), deadline=None,

@@ -21,8 +21,8 @@ import pytest
 from loopback import Reply, _loopback_ca, _loopback_server, client_ca, https_server, redirect, repeat  # noqa: F401
 
 from doiget.errors import DoigetError, ErrorCode
-from doiget.sources.base import DEFAULT_BASES, HttpResponse
-from doiget.sources.http import (
+from doiget.net.base import DEFAULT_BASES, HttpResponse
+from doiget.net.http import (
     HttpClient,
     MemoryCache,
     Throttle,

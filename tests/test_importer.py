@@ -7,9 +7,9 @@ import pytest
 from export_helpers import UPSTREAM
 
 from doiget.errors import DoigetError, ErrorCode
-from doiget.export.bibtex import to_bibtex
-from doiget.export.csl import to_csl_json
-from doiget.export.importer import parse_bibliography
+from doiget.formats.bibtex import to_bibtex
+from doiget.formats.csl import to_csl_json
+from doiget.formats.importer import parse_bibliography
 from doiget.models import Author, Work
 
 BBT = UPSTREAM / "bibtex" / "zotero_bbt_export_bunge_collection_901.bib"

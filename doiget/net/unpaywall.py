@@ -7,8 +7,8 @@ from urllib.parse import quote
 from pydantic import BaseModel, Field
 
 from doiget.refs import Ref
-from doiget.sources.base import Http, base_url
-from doiget.sources.parsing import get_record, ref_from, ref_id, require_dict, upstream_error
+from doiget.net.base import Http, base_url
+from doiget.net.parsing import get_record, ref_from, ref_id, require_dict, upstream_error
 
 SOURCE = "unpaywall"
 

@@ -17,11 +17,11 @@ from typing import Any, Literal
 from sqlalchemy import Connection, text
 
 from doiget.errors import DoigetError, ErrorCode
-from doiget.export.bibtex import to_bibtex
-from doiget.export.csl import to_csl_json
-from doiget.export.importer import Format as ImportFormat
-from doiget.export.importer import ImportRecord, parse_bibliography
-from doiget.export.ris import to_ris
+from doiget.formats.bibtex import to_bibtex
+from doiget.formats.csl import to_csl_json
+from doiget.formats.importer import Format as ImportFormat
+from doiget.formats.importer import ImportRecord, parse_bibliography
+from doiget.formats.ris import to_ris
 from doiget.models import ID_FIELDS, Work
 from doiget.store import bulk
 from doiget.store import entries as entry_store

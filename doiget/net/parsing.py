@@ -11,7 +11,7 @@ from defusedxml.ElementTree import fromstring
 
 from doiget.errors import DoigetError, ErrorCode
 from doiget.refs import Ref, try_parse
-from doiget.sources.base import Http, json_body
+from doiget.net.base import Http, json_body
 
 _TAG = re.compile(r"<[^>]+>")
 _SPACE = re.compile(r"\s+")

@@ -7,10 +7,10 @@ from urllib.parse import quote
 
 from doiget.models import Author, Work
 from doiget.refs import Ref
-from doiget.sources import arxiv
-from doiget.sources.base import Http, base_url, json_body
-from doiget.sources.crossref import CSL_TYPES
-from doiget.sources.parsing import clean, get_record, ref_from, ref_id, require_dict, upstream_error
+from doiget.net import arxiv
+from doiget.net.base import Http, base_url, json_body
+from doiget.net.crossref import CSL_TYPES
+from doiget.net.parsing import clean, get_record, ref_from, ref_id, require_dict, upstream_error
 
 SOURCE = "openalex"
 

@@ -3,12 +3,12 @@ from __future__ import annotations
 
 import json
 
-from doiget.tools.bibliography import BIBLIOGRAPHY_TOOLS
-from doiget.tools.fetch import FETCH_TOOLS
-from doiget.tools.fulltext import FULLTEXT_TOOLS
-from doiget.tools.graph import GRAPH_TOOLS
-from doiget.tools.local import LOCAL_TOOLS
-from doiget.tools.spec import ToolSpec
+from doiget.mcp.tools.bibliography import BIBLIOGRAPHY_TOOLS
+from doiget.mcp.tools.fetch import FETCH_TOOLS
+from doiget.mcp.tools.fulltext import FULLTEXT_TOOLS
+from doiget.mcp.tools.graph import GRAPH_TOOLS
+from doiget.mcp.tools.local import LOCAL_TOOLS
+from doiget.mcp.tools.spec import ToolSpec
 
 TOOLS: dict[str, ToolSpec] = {spec.name: spec for spec in [*LOCAL_TOOLS, *FETCH_TOOLS, *FULLTEXT_TOOLS,
                                                            *BIBLIOGRAPHY_TOOLS, *GRAPH_TOOLS]}
@@ -16,7 +16,7 @@ TOOLS: dict[str, ToolSpec] = {spec.name: spec for spec in [*LOCAL_TOOLS, *FETCH_
 
 def tools_markdown() -> str:
     """docs/MCP_TOOLS.md, generated from this table (``python scripts/gen_docs.py`` rewrites it)."""
-    lines = ["# MCP tools", "", "Generated from `doiget/tools/` by `python scripts/gen_docs.py`; a test fails "
+    lines = ["# MCP tools", "", "Generated from `doiget/mcp/tools/` by `python scripts/gen_docs.py`; a test fails "
              "when this file and the live tool table disagree.", "",
              "Every tool answers `{ok: true, ...}` or `{ok: false, error: {code, message}}` (codes: "
              "[ERRORS.md](ERRORS.md)), as structuredContent and as a JSON text copy.", ""]

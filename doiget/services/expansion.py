@@ -17,8 +17,8 @@ from sqlalchemy import text
 
 from doiget.errors import DoigetError, ErrorCode
 from doiget.refs import Ref
-from doiget.sources import openalex
-from doiget.sources.base import Http
+from doiget.net import openalex
+from doiget.net.base import Http
 from doiget.store import citations as citation_store
 from doiget.store import entries as entry_store
 from doiget.store.citations import Direction, Expansion

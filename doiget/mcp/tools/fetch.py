@@ -5,9 +5,9 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
-from doiget import fetch as pipeline
+from doiget.services import fetching as pipeline
 from doiget.refs import Ref
-from doiget.tools.spec import LibraryAccess, Params, RefArg, RefParams, ToolSpec, entry_dict
+from doiget.mcp.tools.spec import LibraryAccess, Params, RefArg, RefParams, ToolSpec, entry_dict
 
 DryRun = Annotated[bool, Field(description="return the plan only: no network access, nothing written")]
 

@@ -20,9 +20,9 @@ from doiget.config import Config
 from doiget.errors import DoigetError, ErrorCode
 from doiget.models import Entry, Work
 from doiget.refs import Ref
-from doiget.sources import arxiv, openalex
-from doiget.sources.base import HttpResponse
-from doiget.sources.resolve import Candidate, oa_location, oa_plan, resolve
+from doiget.net import arxiv, openalex
+from doiget.net.base import HttpResponse
+from doiget.net.resolve import Candidate, oa_location, oa_plan, resolve
 from doiget.store.store import DB_NAME
 
 if TYPE_CHECKING:
@@ -46,7 +46,7 @@ def fetch(lib: Library, ref: Ref) -> dict[str, Any]:
     """Resolve ``ref``, save its metadata and download its PDF unless the library already has one.
 
     arXiv identifiers are fetched from arXiv (the version asked for); other works follow
-    :func:`doiget.sources.resolve.oa_plan`: the arXiv copy, then Unpaywall's PDFs, then Europe PMC.
+    :func:`doiget.net.resolve.oa_plan`: the arXiv copy, then Unpaywall's PDFs, then Europe PMC.
     """
     lib.config.require("write")
     entry = stored(lib, ref)

@@ -5,7 +5,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from doiget.export.keys import citation_keys
+from doiget.formats.keys import citation_keys
 from doiget.models import Author, Work
 
 # The item types of CSL 1.0 (schemas/input/csl-data.json); "preprint" arrived only in CSL 1.1.

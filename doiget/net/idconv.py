@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from doiget.models import Work
 from doiget.refs import Ref
-from doiget.sources import europepmc
-from doiget.sources.base import Http
+from doiget.net import europepmc
+from doiget.net.base import Http
 
 CONVERTIBLE = ("pmid", "pmcid", "doi")
 

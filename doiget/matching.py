@@ -26,7 +26,7 @@ from typing import Literal
 
 from pydantic import BaseModel
 
-from doiget.export.keys import STOP_WORDS
+from doiget.formats.keys import STOP_WORDS
 from doiget.models import Work
 from doiget.refs import try_parse
 from doiget.text import ascii_fold

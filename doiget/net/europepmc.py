@@ -6,8 +6,8 @@ from typing import Any
 from doiget.errors import DoigetError, ErrorCode
 from doiget.models import Author, Work
 from doiget.refs import Ref
-from doiget.sources.base import Http, base_url, json_body
-from doiget.sources.parsing import clean, ref_id, require_dict, strip_tags, upstream_error
+from doiget.net.base import Http, base_url, json_body
+from doiget.net.parsing import clean, ref_id, require_dict, strip_tags, upstream_error
 
 SOURCE = "europepmc"
 SITE = "https://europepmc.org"

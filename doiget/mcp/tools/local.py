@@ -5,9 +5,9 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
-from doiget.sources.http import network_policy
+from doiget.net.http import network_policy
 from doiget.store.health import health_report
-from doiget.tools.spec import (LOCAL_COSTS, NO_SIDE_EFFECTS, LibraryAccess, NoParams, Params, RefArg, RefParams,
+from doiget.mcp.tools.spec import (LOCAL_COSTS, NO_SIDE_EFFECTS, LibraryAccess, NoParams, Params, RefArg, RefParams,
                                TagName, ToolSpec, Year, entry_dict)
 
 # ---- parameter models ---------------------------------------------------------------------
@@ -88,7 +88,7 @@ def _health(lib: LibraryAccess, _p: NoParams) -> dict[str, Any]:
 
 def _capability_profile(lib: LibraryAccess, _p: NoParams) -> dict[str, Any]:
     config = lib.config
-    from doiget.tools import TOOLS
+    from doiget.mcp.tools import TOOLS
 
     tools = [{"name": spec.name, "enabled": (spec.read_only or config.write_enabled)
               and (not spec.open_world or config.network_enabled)} for spec in TOOLS.values()]

@@ -7,8 +7,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from doiget.notes import MAX_BODY, Anchor
-from doiget.tools.spec import (
+from doiget.services.notes import MAX_BODY, Anchor
+from doiget.mcp.tools.spec import (
     LOCAL_COSTS,
     NO_SIDE_EFFECTS,
     LibraryAccess,

@@ -7,8 +7,8 @@ from urllib.parse import quote
 from doiget.errors import DoigetError, ErrorCode
 from doiget.models import Author, Work
 from doiget.refs import Ref
-from doiget.sources.base import Http, base_url, json_body
-from doiget.sources.parsing import (
+from doiget.net.base import Http, base_url, json_body
+from doiget.net.parsing import (
     clean, date_parts, get_record, ref_from, ref_id, require_dict, strip_tags, upstream_error,
 )
 

@@ -9,8 +9,8 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from doiget.errors import DoigetError, ErrorCode
-from doiget.tools.resources import DEFAULT_MAX_CHARS, MAX_CHARS, metadata_uri, text_uri
-from doiget.tools.spec import (LOCAL_COSTS, NO_SIDE_EFFECTS, LibraryAccess, Params, RefArg, RefParams, TagName,
+from doiget.mcp.tools.resources import DEFAULT_MAX_CHARS, MAX_CHARS, metadata_uri, text_uri
+from doiget.mcp.tools.spec import (LOCAL_COSTS, NO_SIDE_EFFECTS, LibraryAccess, Params, RefArg, RefParams, TagName,
                                ToolSpec, Year, entry_dict)
 
 MAX_PDF_BYTES = 20 * 1024 * 1024

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from doiget.errors import DoigetError, ErrorCode
 
 if TYPE_CHECKING:
-    from doiget.sources.http import Download
+    from doiget.net.http import Download
 
 DEFAULT_BASES: dict[str, str] = {
     "crossref": "https://api.crossref.org",
@@ -67,7 +67,7 @@ def json_body(source: str) -> Callable[[HttpResponse], object]:
 
 
 class Http(Protocol):
-    """The one network interface sources use (implemented by ``doiget.sources.http.HttpClient``).
+    """The one network interface sources use (implemented by ``doiget.net.http.HttpClient``).
 
     ``get`` returns the response for any status the caller lists in ``ok_statuses`` (default
     200 only) and raises ``DoigetError`` for everything else: NOT_FOUND for 404/410,

@@ -7,8 +7,8 @@ from xml.etree.ElementTree import Element
 from doiget.errors import DoigetError, ErrorCode
 from doiget.models import Author, Work
 from doiget.refs import Ref
-from doiget.sources.base import Http, base_url
-from doiget.sources.parsing import clean, parse_xml, ref_from, ref_id, upstream_error, year_of
+from doiget.net.base import Http, base_url
+from doiget.net.parsing import clean, parse_xml, ref_from, ref_id, upstream_error, year_of
 
 SOURCE = "arxiv"
 NS = {"atom": "http://www.w3.org/2005/Atom", "arxiv": "http://arxiv.org/schemas/atom"}

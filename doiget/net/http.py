@@ -33,7 +33,7 @@ import httpx
 
 from doiget import __version__
 from doiget.errors import DoigetError, ErrorCode
-from doiget.sources.base import DEFAULT_BASES, PDF_MAGIC_WINDOW, HttpResponse, base_url, looks_like_pdf
+from doiget.net.base import DEFAULT_BASES, PDF_MAGIC_WINDOW, HttpResponse, base_url, looks_like_pdf
 
 log = logging.getLogger("doiget.http")
 # httpx logs every request URL at INFO, query and all: the contact email would reach the log.
@@ -362,7 +362,7 @@ def network_policy() -> dict[str, Any]:
 
 
 class HttpClient:
-    """The :class:`~doiget.sources.base.Http` implementation; safe to share between threads.
+    """The :class:`~doiget.net.base.Http` implementation; safe to share between threads.
 
     Private-address refusal is check-then-connect: each hop's host is resolved and vetted,
     then httpx resolves it again to connect, so a DNS answer that changes in between (DNS

@@ -1,5 +1,5 @@
 """Free-form citation strings → ranked candidate works: the local library first (no network when it
-holds a good match), then a Crossref bibliographic query, both scored by :mod:`doiget.citations`."""
+holds a good match), then a Crossref bibliographic query, both scored by :mod:`doiget.matching`."""
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -7,11 +7,11 @@ from typing import Any
 
 from sqlalchemy import Connection, bindparam, text
 
-from doiget.citations import Candidate, rank_candidates, tokens
+from doiget.matching import Candidate, rank_candidates, tokens
 from doiget.errors import DoigetError, ErrorCode
 from doiget.models import Entry
-from doiget.sources import crossref
-from doiget.sources.base import Http
+from doiget.net import crossref
+from doiget.net.base import Http
 from doiget.store import entries as entry_store
 from doiget.store.fts import compile_query
 from doiget.store.store import Store

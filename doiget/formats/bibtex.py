@@ -1,4 +1,4 @@
-"""BibTeX export: one entry per work, LaTeX-escaped, with citation keys from :mod:`doiget.export.keys`.
+"""BibTeX export: one entry per work, LaTeX-escaped, with citation keys from :mod:`doiget.formats.keys`.
 
 Non-ASCII characters are encoded with pylatexenc's table (it covers every accented Latin letter,
 ß, ø, ł, Greek and the typographic symbols), so the output works with classic 8-bit BibTeX as well
@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from pylatexenc.latexencode import UnicodeToLatexEncoder
 
-from doiget.export.keys import citation_keys
+from doiget.formats.keys import citation_keys
 from doiget.models import Author, Work
 
 _ASCII_SPECIALS = str.maketrans({

@@ -1,4 +1,4 @@
-"""The library's citation graph: loaded from the store, ranked by :mod:`doiget.graph`, and reported
+"""The library's citation graph: loaded from the store, ranked by :mod:`doiget.ranking`, and reported
 with refs, titles and years instead of entry ids."""
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from typing import Any
 import networkx as nx
 from sqlalchemy import Connection, text
 
-from doiget import graph
+from doiget import ranking
 from doiget.errors import DoigetError, ErrorCode
 from doiget.store import citations as citation_store
 from doiget.store.store import Store
@@ -41,7 +41,7 @@ def load(store: Store) -> nx.DiGraph:
     """Every entry (stubs included) as a node keyed by entry id, every stored citation as an edge."""
     with store.read() as conn:
         nodes, edges = citation_store.graph_rows(conn)
-    return graph.build_graph(nodes, edges)
+    return ranking.build_graph(nodes, edges)
 
 
 def summary(G: nx.DiGraph, node: int) -> dict[str, Any]:
@@ -68,7 +68,7 @@ def seed_ids(conn: Connection, ids: Iterable[int], tag: str | None = None, colle
 def related(store: Store, seeds: list[int], ranking: str, limit: int) -> dict[str, Any]:
     with paused_gc():
         G = load(store)
-        ranked = graph.related(G, seeds, ranking, limit)
+        ranked = ranking.related(G, seeds, ranking, limit)
     return {"seeds": [summary(G, s) for s in seeds], "ranking": ranking,
             "items": [{**summary(G, r.node), "score": r.score, "components": r.components} for r in ranked],
             "heuristic": True, "note": HEURISTIC_NOTE}
@@ -78,7 +78,7 @@ def connect(store: Store, source: int, target: int, max_paths: int) -> dict[str,
     """Citation paths between two entries; each step says whether the previous paper cites it or is cited by it."""
     with paused_gc():
         G = load(store)
-        paths = graph.connect(G, source, target, max_paths)
+        paths = ranking.connect(G, source, target, max_paths)
     return {"from": summary(G, source), "to": summary(G, target),
             "paths": [[{**summary(G, step.node), "direction": step.direction} for step in path] for path in paths],
             "directions": "'cites': the previous paper cites this one; 'cited_by': the previous paper is cited by it"}
@@ -87,7 +87,7 @@ def connect(store: Store, source: int, target: int, max_paths: int) -> dict[str,
 def literature_review(store: Store, seeds: list[int], sections: Iterable[str], limit: int) -> dict[str, Any]:
     with paused_gc():
         G = load(store)
-        review = graph.literature_review(G, seeds, sections, limit)
+        review = ranking.literature_review(G, seeds, sections, limit)
     for section in review["sections"].values():
         for item in section.get("items", []):
             if "node" in item:
@@ -106,11 +106,11 @@ def export(store: Store, format: str, around: list[int] | None = None) -> tuple[
         named = nx.relabel_nodes(G, names)
         for n, name in names.items():
             named.nodes[name]["id"] = n
-        return graph.export_graph(named, format), named.number_of_nodes(), named.number_of_edges()
+        return ranking.export_graph(named, format), named.number_of_nodes(), named.number_of_edges()
 
 
 def expansion_report(store: Store, raw: dict[str, Any], direction: str, depth: int) -> dict[str, Any]:
-    """An :func:`doiget.expansion.expand` result with the seed and reached nodes described, nearest first."""
+    """An :func:`doiget.services.expansion.expand` result with the seed and reached nodes described, nearest first."""
     reached: dict[int, int] = raw.pop("reached")
     with store.read() as conn:
         described = citation_store.describe(conn, list(reached))

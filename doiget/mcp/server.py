@@ -23,9 +23,9 @@ from doiget import __version__
 from doiget.config import Config, load_config
 from doiget.errors import DoigetError, ErrorCode
 from doiget.library import Library
-from doiget.tools import TOOLS
-from doiget.tools.resources import TEMPLATES, read_resource
-from doiget.tools.spec import ToolSpec
+from doiget.mcp.tools import TOOLS
+from doiget.mcp.tools.resources import TEMPLATES, read_resource
+from doiget.mcp.tools.spec import ToolSpec
 from doiget.models import failure, ok
 
 log = logging.getLogger("doiget.mcp")

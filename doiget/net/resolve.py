@@ -10,8 +10,8 @@ from pydantic import BaseModel, Field
 from doiget.errors import DoigetError, ErrorCode
 from doiget.models import Work
 from doiget.refs import Ref
-from doiget.sources import arxiv, crossref, europepmc, openalex, unpaywall
-from doiget.sources.base import Http
+from doiget.net import arxiv, crossref, europepmc, openalex, unpaywall
+from doiget.net.base import Http
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
