@@ -38,7 +38,7 @@ from doiget.store.health import health_report
 from doiget.store.store import Store, now
 
 if TYPE_CHECKING:
-    from doiget.net.http import Download
+    from doiget.net.base import Download
 
 log = logging.getLogger("doiget.library")
 RefLike = Ref | str | int
@@ -295,7 +295,7 @@ class Library:
                      mime: str | None = None, source: str | None = None, url: str | None = None) -> str:
         """Store ``data`` as a blob and record it as the entry's ``kind`` artefact; returns its SHA-256.
 
-        ``data``: bytes, a file path (copied), or a :class:`~doiget.net.http.Download` (its temp
+        ``data``: bytes, a file path (copied), or a :class:`~doiget.net.base.Download` (its temp
         file, which must lie in ``store.blobs.temp_dir()``, is moved into place, or removed on failure).
         """
         self.config.require("write")

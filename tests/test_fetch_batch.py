@@ -12,7 +12,8 @@ from doiget.errors import DoigetError, ErrorCode
 from doiget.services.fetching import run_batch
 from doiget.library import Library
 from doiget.refs import Ref
-from doiget.net.http import HttpClient, Throttle
+from doiget.net.http import HttpClient
+from doiget.net.throttle import Throttle
 from doiget.store.netlog import ProvenanceLog, SqliteCache
 from doiget.store.store import Store
 

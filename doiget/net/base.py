@@ -5,12 +5,10 @@ import json
 from collections.abc import Callable
 import os
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from pathlib import Path
+from typing import Any, Protocol
 
 from doiget.errors import DoigetError, ErrorCode
-
-if TYPE_CHECKING:
-    from doiget.net.http import Download
 
 DEFAULT_BASES: dict[str, str] = {
     "crossref": "https://api.crossref.org",
@@ -64,6 +62,34 @@ def looks_like_pdf(head: bytes) -> bool:
 def json_body(source: str) -> Callable[[HttpResponse], object]:
     """A ``validate`` for :meth:`Http.get`: the body must be JSON (UPSTREAM_ERROR otherwise)."""
     return lambda response: response.json(source)
+
+
+@dataclass(frozen=True)
+class ProvenanceRecord:
+    """One request attempt (or refusal, or cache hit); the store appends these to ``provenance``."""
+
+    time: str
+    source: str
+    method: str
+    url: str
+    status: int | None
+    bytes: int
+    sha256: str | None
+    duration_ms: int
+    outcome: str
+    detail: str = ""
+    from_cache: bool = False
+
+
+@dataclass(frozen=True)
+class Download:
+    """A fully fetched, fsynced temp file in the caller's directory; the caller renames it into place."""
+
+    path: Path
+    sha256: str
+    size: int
+    content_type: str | None
+    final_url: str
 
 
 class Http(Protocol):

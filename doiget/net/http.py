@@ -12,116 +12,58 @@ from __future__ import annotations
 
 import email.utils
 import hashlib
-import ipaddress
 import logging
 import os
 import socket
 import ssl
 import tempfile
-import threading
 import time
 import zlib
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Protocol
-from urllib.parse import parse_qsl, quote, urlencode, urljoin, urlsplit, urlunsplit
+from typing import Any
+from urllib.parse import urljoin, urlsplit
 
 import httpx
 
 from doiget import __version__
 from doiget.errors import DoigetError, ErrorCode
-from doiget.net.base import DEFAULT_BASES, PDF_MAGIC_WINDOW, HttpResponse, base_url, looks_like_pdf
+from doiget.net.base import PDF_MAGIC_WINDOW, Download, HttpResponse, ProvenanceRecord, looks_like_pdf
+from doiget.net.cache import ResponseCache
+from doiget.net.policy import (
+    CACHE_TTL,
+    CONNECT_TIMEOUT,
+    COOLDOWN,
+    DEADLINE,
+    MAX_DOWNLOAD_BYTES,
+    MAX_REDIRECTS,
+    MAX_RESPONSE_BYTES,
+    MAX_RETRIES,
+    READ_TIMEOUT,
+    allowed_hosts,
+    env_flag_off,
+    env_private_hosts,
+    host_allowed,
+    is_forbidden_address,
+)
+from doiget.net.redact import redact_url, scrub
+from doiget.net.throttle import SHARED_THROTTLE, Throttle, nothing
 
 log = logging.getLogger("doiget.http")
 # httpx logs every request URL at INFO, query and all: the contact email would reach the log.
 # HttpClient._finish logs its own line per request with the URL redacted.
 logging.getLogger("httpx").setLevel(logging.WARNING)
 
-MIB = 1024 * 1024
-#: Hosts each source may reach, exact or ``*.suffix``; None (``oa_pdf``) means any public host.
-ALLOWED_HOSTS: dict[str, tuple[str, ...] | None] = {
-    "crossref": ("api.crossref.org",),
-    "unpaywall": ("api.unpaywall.org",),
-    "arxiv": ("export.arxiv.org", "arxiv.org"),
-    "arxiv_pdf": ("arxiv.org", "export.arxiv.org"),
-    "ar5iv": ("ar5iv.labs.arxiv.org", "ar5iv.org", "arxiv.org"),
-    "openalex": ("api.openalex.org",),
-    "europepmc": ("www.ebi.ac.uk", "europepmc.org"),
-    "europepmc_pdf": ("europepmc.org", "www.ebi.ac.uk"),
-    "idconv": ("pmc.ncbi.nlm.nih.gov", "www.ncbi.nlm.nih.gov"),
-    "bioc": ("www.ncbi.nlm.nih.gov",),
-    "oa_pdf": None,
-}
-MAX_REDIRECTS = 10
 REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
-SECRET_PARAMS = frozenset({"mailto", "email", "api_key", "apikey", "key", "token", "access_token"})
-REDACTED = "REDACTED"
 CHUNK = 64 * 1024
 NOT_BINARY_TYPES = frozenset({"text/html", "application/xhtml+xml", "application/json"})
 EXPECT_REASON: dict[str | None, str | None] = {"pdf": "not_pdf", "gzip_or_tar": "not_archive", None: None}
-GLOBAL_INTERVAL = 0.2  # seconds between any two requests: 5 requests/s
-ARXIV_INTERVAL = 3.0  # arXiv asks for one request per 3 s, over one connection
-ARXIV_SOURCES = ("arxiv", "arxiv_pdf", "ar5iv")
-MAX_DOWNLOAD_BYTES = 100 * MIB
-MAX_RESPONSE_BYTES = 20 * MIB
-CONNECT_TIMEOUT, READ_TIMEOUT, DEADLINE = 10.0, 30.0, 300.0
-MAX_RETRIES = 3
-COOLDOWN = 30.0
-CACHE_TTL = 7 * 24 * 3600
 
 
 # --- pure helpers -----------------------------------------------------------------------------
-
-def allowed_hosts(source: str) -> frozenset[str] | None:
-    """Host patterns ``source`` may reach; a ``DOIGET_<SOURCE>_BASE`` override's host is added."""
-    if source not in ALLOWED_HOSTS:
-        raise DoigetError(ErrorCode.INTERNAL_ERROR, f"unknown HTTP source {source!r}")
-    hosts = ALLOWED_HOSTS[source]
-    if hosts is None:
-        return None
-    if source in DEFAULT_BASES:
-        hosts += (urlsplit(base_url(source)).hostname or "",)
-    return frozenset(h.lower() for h in hosts if h)
-
-
-def host_allowed(host: str, patterns: Iterable[str]) -> bool:
-    """True if ``host`` equals a pattern or is a subdomain of a ``*.suffix`` pattern."""
-    host = host.lower().rstrip(".")
-    return any(host == p or (p.startswith("*.") and host.endswith(p[1:])) for p in patterns)
-
-
-def is_forbidden_address(address: str) -> bool:
-    """True for any address that is not plainly public, including IPv4 embedded in IPv6."""
-    ip = ipaddress.ip_address(address.split("%", 1)[0])
-    if isinstance(ip, ipaddress.IPv6Address):
-        embedded = ip.ipv4_mapped or ip.sixtofour or (ip.teredo[1] if ip.teredo else None)
-        if embedded is not None and is_forbidden_address(str(embedded)):
-            return True
-    return (not ip.is_global or ip.is_private or ip.is_loopback or ip.is_link_local
-            or ip.is_reserved or ip.is_multicast or ip.is_unspecified)
-
-
-def scrub(text: str, secrets: Iterable[str]) -> str:
-    """``text`` with every secret (plain or percent-encoded) replaced by REDACTED."""
-    for secret in secrets:
-        if secret:
-            text = text.replace(secret, REDACTED).replace(quote(secret, safe=""), REDACTED)
-    return text
-
-
-def redact_url(url: str, secrets: Iterable[str] = (), *, sort: bool = False) -> str:
-    """``url`` without userinfo or fragment, secret query values (mailto, email, key, token...) redacted."""
-    parts = urlsplit(url)
-    query = [(k, REDACTED if k.lower() in SECRET_PARAMS else v)
-             for k, v in parse_qsl(parts.query, keep_blank_values=True)]
-    if sort:
-        query.sort()
-    netloc = parts.netloc.rpartition("@")[2]
-    return scrub(urlunsplit((parts.scheme, netloc, parts.path, urlencode(query), "")), secrets)
-
 
 def parse_retry_after(value: str | None, now: datetime | None = None) -> float | None:
     """Seconds a Retry-After header asks for (delta-seconds or HTTP-date); None if absent or garbled."""
@@ -163,147 +105,6 @@ def _decoded(raw: Iterator[bytes], encoding: str) -> Iterator[bytes]:
         yield tail
 
 
-# --- records, results and the cache interface --------------------------------------------------
-
-@dataclass(frozen=True)
-class ProvenanceRecord:
-    """One request attempt (or refusal, or cache hit); the store appends these to ``provenance``."""
-
-    time: str
-    source: str
-    method: str
-    url: str
-    status: int | None
-    bytes: int
-    sha256: str | None
-    duration_ms: int
-    outcome: str
-    detail: str = ""
-    from_cache: bool = False
-
-
-@dataclass(frozen=True)
-class Download:
-    """A fully fetched, fsynced temp file in the caller's directory; the caller renames it into place."""
-
-    path: Path
-    sha256: str
-    size: int
-    content_type: str | None
-    final_url: str
-
-
-class ResponseCache(Protocol):
-    """Where ``HttpClient.get(..., cache=True)`` keeps 200 responses.
-
-    Keys are redacted strings (``"<source> GET <url with sorted params>"``) and carry no secret.
-    Implementations must be thread-safe and treat an expired entry as absent.
-    """
-
-    def get(self, key: str) -> HttpResponse | None: ...
-
-    def put(self, key: str, response: HttpResponse, ttl_seconds: float) -> None: ...
-
-
-class MemoryCache:
-    """A process-local :class:`ResponseCache` (tests, one-off scripts)."""
-
-    def __init__(self, clock: Callable[[], float] = time.time) -> None:
-        self._clock = clock
-        self._lock = threading.Lock()
-        self._entries: dict[str, tuple[float, HttpResponse]] = {}
-
-    def get(self, key: str) -> HttpResponse | None:
-        with self._lock:
-            entry = self._entries.get(key)
-            if entry is None:
-                return None
-            if entry[0] <= self._clock():
-                del self._entries[key]
-                return None
-            return entry[1]
-
-    def put(self, key: str, response: HttpResponse, ttl_seconds: float) -> None:
-        with self._lock:
-            self._entries[key] = (self._clock() + ttl_seconds, response)
-
-
-# --- process-wide pacing and cool-downs --------------------------------------------------------
-
-class _Lane:
-    """Requests spaced ``interval`` seconds apart, optionally at most ``connections`` at once."""
-
-    def __init__(self, interval: float, connections: int | None = None) -> None:
-        self.interval = interval
-        self.gate = threading.BoundedSemaphore(connections) if connections else None
-        self._lock = threading.Lock()
-        self._next = float("-inf")
-
-    def wait(self, clock: Callable[[], float], sleep: Callable[[float], None]) -> None:
-        # Reserve a start time under the lock, sleep outside it, so threads queue in order.
-        with self._lock:
-            now = clock()
-            start = max(now, self._next)
-            self._next = start + self.interval
-        if start > now:
-            sleep(start - now)
-
-
-class Throttle:
-    """Rate limits and failure cool-downs shared by every :class:`HttpClient` in the process.
-
-    Global: 5 requests/s. arXiv (``arxiv``, ``arxiv_pdf``, ``ar5iv`` together, as arXiv asks
-    of all its hosts): one request per 3 s and one connection at a time. Other APIs' published
-    limits (Crossref, OpenAlex ~10/s) are looser than the global one.
-    """
-
-    LANE_OF = dict.fromkeys(ARXIV_SOURCES, "arxiv")
-
-    def __init__(self) -> None:
-        self._global = _Lane(GLOBAL_INTERVAL)
-        self._lanes = {"arxiv": _Lane(ARXIV_INTERVAL, connections=1)}
-        self._lock = threading.Lock()
-        self._cooling: dict[str, tuple[float, DoigetError]] = {}
-
-    def acquire(self, source: str, clock: Callable[[], float],
-                sleep: Callable[[float], None]) -> Callable[[], None]:
-        """Wait for ``source``'s turn; returns the release to call when the response is closed."""
-        lane = self._lanes.get(self.LANE_OF.get(source, ""))
-        if lane is None:
-            self._global.wait(clock, sleep)
-            return _nothing
-        if lane.gate:
-            lane.gate.acquire()
-        try:
-            lane.wait(clock, sleep)
-            self._global.wait(clock, sleep)
-        except BaseException:
-            if lane.gate:
-                lane.gate.release()
-            raise
-        return lane.gate.release if lane.gate else _nothing
-
-    def cool(self, key: str, until: float, error: DoigetError) -> None:
-        with self._lock:
-            self._cooling[key] = (until, error)
-
-    def cooling(self, key: str, now: float) -> tuple[float, DoigetError] | None:
-        """(seconds left, the failure) while ``key`` is cooling down, else None."""
-        with self._lock:
-            entry = self._cooling.get(key)
-            if entry is None or entry[0] <= now:
-                self._cooling.pop(key, None)
-                return None
-            return entry[0] - now, entry[1]
-
-
-def _nothing() -> None:
-    return None
-
-
-SHARED_THROTTLE = Throttle()
-
-
 # --- the client --------------------------------------------------------------------------------
 
 @dataclass
@@ -323,42 +124,6 @@ class _Exchange:
     response: httpx.Response
     release: Callable[[], None]
     deadline_at: float
-
-
-def _env_flag_off(name: str) -> bool:
-    return os.environ.get(name, "").strip().lower() in ("off", "0", "false", "no")
-
-
-def _env_private_hosts() -> frozenset[str]:
-    env = os.environ.get("DOIGET_ALLOW_PRIVATE_HOSTS", "")
-    return frozenset(h.strip().lower().strip("[]") for h in env.split(",") if h.strip())
-
-
-def network_policy() -> dict[str, Any]:
-    """The network rules a default :class:`HttpClient` in this process applies (no secrets):
-    each source's base URL (and whether an env var overrides it), allowed hosts, rate limits,
-    size caps, timeouts, retries, cool-down, cache TTL and the test/mirror exemptions."""
-    sources = []
-    for source, hosts in ALLOWED_HOSTS.items():
-        default = DEFAULT_BASES.get(source)
-        base = base_url(source) if default else None
-        allowed = allowed_hosts(source)
-        sources.append({"name": source, "base_url": redact_url(base) if base else None,
-                        "overridden": bool(default) and base != default.rstrip("/"),
-                        "allowed_hosts": sorted(allowed) if allowed is not None else "any public host"})
-    return {
-        "sources": sources,
-        "rate_limits": {"enabled": not _env_flag_off("DOIGET_RATE_LIMITS"),
-                        "global_requests_per_second": round(1 / GLOBAL_INTERVAL, 3),
-                        "arxiv": {"sources": list(ARXIV_SOURCES), "seconds_between_requests": ARXIV_INTERVAL,
-                                  "connections": 1}},
-        "size_caps": {"pdf_bytes": MAX_DOWNLOAD_BYTES, "response_bytes": MAX_RESPONSE_BYTES},
-        "timeouts_seconds": {"connect": CONNECT_TIMEOUT, "read": READ_TIMEOUT, "deadline": DEADLINE},
-        "retries": MAX_RETRIES, "cooldown_seconds": COOLDOWN, "cache_ttl_seconds": CACHE_TTL,
-        "max_redirects": MAX_REDIRECTS, "https_only": True,
-        "private_hosts_allowed": sorted(_env_private_hosts()),
-        "custom_ca_bundle": bool(os.environ.get("DOIGET_CA_BUNDLE")),
-    }
 
 
 class HttpClient:
@@ -395,9 +160,9 @@ class HttpClient:
         self._no_cache = no_cache
         self._cache_ttl = cache_ttl
         if allow_private_hosts is None:
-            allow_private_hosts = _env_private_hosts()
+            allow_private_hosts = env_private_hosts()
         self._allow_private = frozenset(h.lower().strip("[]") for h in allow_private_hosts)
-        self._rate_limits = (not _env_flag_off("DOIGET_RATE_LIMITS")) if rate_limits is None else rate_limits
+        self._rate_limits = (not env_flag_off("DOIGET_RATE_LIMITS")) if rate_limits is None else rate_limits
         self._connect_timeout = connect_timeout
         self._read_timeout = read_timeout
         self._deadline = deadline
@@ -572,7 +337,7 @@ class HttpClient:
             except DoigetError as err:
                 self._finish(attempt, err)
                 raise
-            release = self._throttle.acquire(source, self._clock, self._sleep) if self._rate_limits else _nothing
+            release = self._throttle.acquire(source, self._clock, self._sleep) if self._rate_limits else nothing
             deadline_at = deadline_at or time.monotonic() + deadline
             try:
                 request = self._http.build_request("GET", target, headers=headers,

@@ -12,7 +12,7 @@ from dataclasses import asdict
 from sqlalchemy import text
 
 from doiget.net.base import HttpResponse
-from doiget.net.http import ProvenanceRecord
+from doiget.net.base import ProvenanceRecord
 from doiget.store.store import Store, now
 
 

@@ -5,7 +5,7 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
-from doiget.net.http import network_policy
+from doiget.net.policy import network_policy
 from doiget.store.health import health_report
 from doiget.mcp.tools.spec import (LOCAL_COSTS, NO_SIDE_EFFECTS, LibraryAccess, NoParams, Params, RefArg, RefParams,
                                TagName, ToolSpec, Year, entry_dict)
