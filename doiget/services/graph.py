@@ -10,7 +10,7 @@ from typing import Any
 import networkx as nx
 from sqlalchemy import Connection, text
 
-from doiget import ranking
+from doiget import ranking as graph
 from doiget.errors import DoigetError, ErrorCode
 from doiget.store import citations as citation_store
 from doiget.store.store import Store
@@ -41,7 +41,7 @@ def load(store: Store) -> nx.DiGraph:
     """Every entry (stubs included) as a node keyed by entry id, every stored citation as an edge."""
     with store.read() as conn:
         nodes, edges = citation_store.graph_rows(conn)
-    return ranking.build_graph(nodes, edges)
+    return graph.build_graph(nodes, edges)
 
 
 def summary(G: nx.DiGraph, node: int) -> dict[str, Any]:
@@ -68,7 +68,7 @@ def seed_ids(conn: Connection, ids: Iterable[int], tag: str | None = None, colle
 def related(store: Store, seeds: list[int], ranking: str, limit: int) -> dict[str, Any]:
     with paused_gc():
         G = load(store)
-        ranked = ranking.related(G, seeds, ranking, limit)
+        ranked = graph.related(G, seeds, ranking, limit)
     return {"seeds": [summary(G, s) for s in seeds], "ranking": ranking,
             "items": [{**summary(G, r.node), "score": r.score, "components": r.components} for r in ranked],
             "heuristic": True, "note": HEURISTIC_NOTE}
@@ -78,7 +78,7 @@ def connect(store: Store, source: int, target: int, max_paths: int) -> dict[str,
     """Citation paths between two entries; each step says whether the previous paper cites it or is cited by it."""
     with paused_gc():
         G = load(store)
-        paths = ranking.connect(G, source, target, max_paths)
+        paths = graph.connect(G, source, target, max_paths)
     return {"from": summary(G, source), "to": summary(G, target),
             "paths": [[{**summary(G, step.node), "direction": step.direction} for step in path] for path in paths],
             "directions": "'cites': the previous paper cites this one; 'cited_by': the previous paper is cited by it"}
@@ -87,7 +87,7 @@ def connect(store: Store, source: int, target: int, max_paths: int) -> dict[str,
 def literature_review(store: Store, seeds: list[int], sections: Iterable[str], limit: int) -> dict[str, Any]:
     with paused_gc():
         G = load(store)
-        review = ranking.literature_review(G, seeds, sections, limit)
+        review = graph.literature_review(G, seeds, sections, limit)
     for section in review["sections"].values():
         for item in section.get("items", []):
             if "node" in item:
@@ -106,7 +106,7 @@ def export(store: Store, format: str, around: list[int] | None = None) -> tuple[
         named = nx.relabel_nodes(G, names)
         for n, name in names.items():
             named.nodes[name]["id"] = n
-        return ranking.export_graph(named, format), named.number_of_nodes(), named.number_of_edges()
+        return graph.export_graph(named, format), named.number_of_nodes(), named.number_of_edges()
 
 
 def expansion_report(store: Store, raw: dict[str, Any], direction: str, depth: int) -> dict[str, Any]:
