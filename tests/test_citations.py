@@ -5,9 +5,9 @@ import json
 import pytest
 from export_helpers import UPSTREAM
 
-from doiget.citations import rank_candidates, score_candidate, tokens
+from doiget.matching import rank_candidates, score_candidate, tokens
 from doiget.models import Author, Work
-from doiget.sources import crossref
+from doiget.net import crossref
 
 
 def _crossref_work(item: dict) -> Work:

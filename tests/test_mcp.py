@@ -57,6 +57,16 @@ def walk_schema(schema):
                     yield from walk_schema(item)
 
 
+def effective_hints(annotations) -> dict:
+    """The four hints as a client reads them: an absent one takes the MCP default (readOnly false,
+    destructive true, idempotent false, openWorld true); destructive/idempotent mean nothing for read-only."""
+    read_only = bool(annotations.read_only_hint)
+    return {"read_only": read_only,
+            "destructive": None if read_only else annotations.destructive_hint is not False,
+            "idempotent": None if read_only else bool(annotations.idempotent_hint),
+            "open_world": annotations.open_world_hint is not False}
+
+
 def test_tool_table_is_well_formed(demo_home):
     tools, _ = anyio.run(session_calls, demo_home, [])
     names = {t.name for t in tools}
@@ -72,7 +82,8 @@ def test_tool_table_is_well_formed(demo_home):
                 assert "maxLength" in node, (tool.name, node)
             if node.get("type") == "array":
                 assert "maxItems" in node, (tool.name, node)
-        assert tool.annotations.read_only_hint is not None and tool.annotations.destructive_hint is not None
+        hints = effective_hints(tool.annotations)
+        assert hints["read_only"] or hints["destructive"] is not None, tool.name
     read_only = {t.name for t in tools if t.annotations.read_only_hint}
     assert "doiget_tag" not in read_only and "doiget_annotate" not in read_only
     assert {"doiget_info", "doiget_search_local", "doiget_health"} <= read_only
@@ -119,7 +130,7 @@ BAD_CALLS = [
     ("doiget_search_local", {"query": "x", "limit": "5"}, "INVALID_INPUT"),
     ("doiget_tag", {"ref": "10.9999/absent", "add": ["x"]}, "NOT_FOUND"),
     ("doiget_tag", {"ref": "10.1000/x", "add": ["t"] * 51}, "INVALID_INPUT"),
-    ("doiget_list_recent", {"n": None}, "INVALID_INPUT"),
+    ("doiget_list_recent", {"n": "5"}, "INVALID_INPUT"),
     ("doiget_nonexistent", {}, "INVALID_INPUT"),
 ]
 
@@ -129,6 +140,25 @@ def test_bad_input_is_an_envelope_never_an_exception(demo_home):
     for (name, args, code), result in zip(BAD_CALLS, results):
         assert result["ok"] is False and result["error"]["code"] == code, (name, args, result)
         assert "Traceback" not in result["error"]["message"]
+
+
+def test_inspector_cli_style_string_and_null_arguments(demo_home):
+    """The Inspector CLI sends null for unset optionals and converts strings by the schema's type: an
+    optional number is a plain integer in the schema, null means its default, a string is refused
+    with a message that says to send the number."""
+    calls = [("doiget_search_local", {"query": "fuzzing", "limit": None, "year_from": None, "tag": None,
+                                      "cursor": None, "has_pdf": None}),
+             ("doiget_list_recent", {"n": None}),
+             ("doiget_search_local", {"query": "fuzzing", "year_from": "2010"}),
+             ("doiget_fetch_paper", {"ref": "10.1000/x", "dry_run": "true"})]
+    tools, (search, recent, as_string, bool_string) = anyio.run(session_calls, demo_home, calls)
+    assert search["ok"] and search["count"] >= 1 and recent["ok"] and recent["count"] == 10
+    for failure, field, kind in ((as_string, "year_from", "an integer"), (bool_string, "dry_run", "a boolean (true/false)")):
+        assert failure["error"]["code"] == "INVALID_INPUT"
+        assert f"{field}: expected {kind}, got the string" in failure["error"]["message"]
+    schema = {t.name: t.input_schema for t in tools}["doiget_search_local"]["properties"]
+    assert schema["year_from"]["type"] == "integer" and schema["has_pdf"]["type"] == "boolean"
+    assert not any("anyOf" in prop for t in tools for prop in t.input_schema.get("properties", {}).values())
 
 
 def test_read_only_profile_denies_writes(demo_home):

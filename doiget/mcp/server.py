@@ -1,0 +1,163 @@
+"""``doiget serve``: the stdio MCP server. A table of tools, each a thin adapter over one
+``Library`` method: validate the arguments, call, and shape an ``{ok: ...}`` envelope.
+
+stdout carries JSON-RPC frames only; logs go to stderr (level from ``DOIGET_LOG``).
+"""
+from __future__ import annotations
+
+import json
+import logging
+import os
+import sys
+from typing import Any
+
+import anyio
+import mcp_types as types
+from mcp.server.lowlevel import Server
+from mcp.shared.exceptions import MCPError
+from mcp.server.stdio import stdio_server
+from pydantic import ValidationError
+
+from doiget import __version__
+from doiget.config import Config, load_config
+from doiget.errors import DoigetError, ErrorCode
+from doiget.mcp.tools import TOOLS
+from doiget.mcp.tools import shapes
+from doiget.mcp.tools.access import LibraryHolder
+from doiget.mcp.tools.coerce import validation_error, without_nulls
+from doiget.mcp.tools.resources import TEMPLATES, list_resources, read_resource
+from doiget.mcp.tools.spec import ToolSpec
+from doiget.models import failure, ok
+
+log = logging.getLogger("doiget.mcp")
+MAX_RESULT_CHARS = 200_000
+RESOURCE_NOT_FOUND = -32002  # the MCP specification's code for resources/read of an unknown resource
+
+
+def call_tool(holder: LibraryHolder, name: str, arguments: dict[str, Any] | None) -> dict[str, Any]:
+    """Run one tool and return its envelope. Never raises."""
+    spec = TOOLS.get(name)
+    if spec is None:
+        return failure(DoigetError(ErrorCode.INVALID_INPUT, f"unknown tool {name!r}; see tools/list"))
+    arguments = arguments if arguments is not None else {}
+    if not spec.enabled(holder.config):
+        return shapes.failure(DoigetError(ErrorCode.CAPABILITY_DENIED, f"{name} is disabled by the "
+                              f"'{holder.config.profile}' profile (set DOIGET_PROFILE=full to enable it)"), arguments)
+    try:
+        params = spec.params.model_validate(without_nulls(spec.params, arguments))
+        return ok(**spec.run(holder.view(spec.read_only), params))
+    except ValidationError as exc:
+        if "dry_run" in arguments and "dry_run" not in spec.params.model_fields:
+            return shapes.failure(DoigetError(ErrorCode.INVALID_REF, f"dry_run does not apply to {name}"), arguments)
+        return shapes.failure(validation_error(exc), arguments)
+    except DoigetError as exc:
+        return shapes.failure(exc, arguments)
+    except Exception:  # boundary: nothing may escape as a traceback to the client
+        log.exception("tool %s failed", name)
+        return shapes.failure(DoigetError(ErrorCode.INTERNAL_ERROR, f"{name} failed unexpectedly; see the server "
+                                          "log"), arguments)
+
+
+def resource_contents(holder: LibraryHolder, uri: str) -> tuple[str, str, dict[str, Any] | None]:
+    """Read one ``doiget://`` resource; a failure becomes a JSON-RPC error carrying the doiget code."""
+    try:
+        return read_resource(holder.reader(), uri)
+    except DoigetError as exc:
+        code = RESOURCE_NOT_FOUND if exc.code is ErrorCode.NOT_FOUND else types.INVALID_PARAMS
+        raise MCPError(code, f"{exc.code.value}: {exc.message}", exc.to_dict()) from exc
+    except Exception as exc:  # boundary: nothing may escape as a traceback to the client
+        log.exception("reading %s failed", uri)
+        raise MCPError(types.INTERNAL_ERROR, "INTERNAL_ERROR: reading the resource failed; see the server log") from exc
+
+
+def tool_definition(spec: ToolSpec) -> types.Tool:
+    return types.Tool(
+        name=spec.name,
+        title=spec.title,
+        description=spec.description(),
+        input_schema=spec.input_schema(),
+        annotations=types.ToolAnnotations(**hints(spec)),
+    )
+
+
+def hints(spec: ToolSpec) -> dict[str, bool]:
+    """The tool's annotations, each sent only where it differs from the MCP default (readOnly false,
+    destructive true, idempotent false, openWorld true) or is meaningful (destructive and idempotent
+    only for tools that write): a client reading the defaults sees the same four answers."""
+    if spec.read_only:
+        return {"read_only_hint": True, "open_world_hint": spec.open_world}
+    sent = {"destructive_hint": spec.destructive, "open_world_hint": spec.open_world}
+    return {**sent, "idempotent_hint": True} if spec.idempotent else sent
+
+
+def build_server(config: Config) -> tuple[Server, LibraryHolder]:
+    holder = LibraryHolder(config)
+    tools = [tool_definition(spec) for spec in TOOLS.values() if spec.enabled(config)]
+
+    async def list_tools(_ctx, _params) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=tools)
+
+    async def on_call_tool(_ctx, params: types.CallToolRequestParams) -> types.CallToolResult:
+        envelope = await anyio.to_thread.run_sync(call_tool, holder, params.name, params.arguments)
+        body = json.dumps(envelope, ensure_ascii=False, default=str)
+        if len(body) > MAX_RESULT_CHARS:
+            envelope = failure(DoigetError(ErrorCode.INVALID_INPUT,
+                                           f"result larger than {MAX_RESULT_CHARS} characters; ask for less "
+                                           "(smaller limit or max_chars)"))
+            body = json.dumps(envelope)
+        return types.CallToolResult(content=[types.TextContent(type="text", text=body)],
+                                    structured_content=json.loads(body), is_error=not envelope["ok"])
+
+    templates = [types.ResourceTemplate(name=t.name, uri_template=t.uri_template, mime_type=t.mime_type,
+                                        description=t.description) for t in TEMPLATES]
+
+    async def on_list_resources(_ctx, params: types.PaginatedRequestParams | None) -> types.ListResourcesResult:
+        cursor = params.cursor if params is not None else None
+        try:
+            listed, next_cursor = await anyio.to_thread.run_sync(lambda: list_resources(holder.reader(), cursor))
+        except DoigetError as exc:
+            raise MCPError(types.INVALID_PARAMS, f"{exc.code.value}: {exc.message}") from exc
+        return types.ListResourcesResult(resources=[types.Resource(**r) for r in listed], next_cursor=next_cursor)
+
+    async def list_resource_templates(_ctx, _params) -> types.ListResourceTemplatesResult:
+        return types.ListResourceTemplatesResult(resource_templates=templates)
+
+    async def on_read_resource(_ctx, params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
+        mime, body, meta = await anyio.to_thread.run_sync(resource_contents, holder, params.uri)
+        return types.ReadResourceResult(contents=[
+            types.TextResourceContents(uri=params.uri, mime_type=mime, text=body, _meta=meta)])
+
+    server = Server("doiget", version=__version__, instructions=INSTRUCTIONS,
+                    on_list_tools=list_tools, on_call_tool=on_call_tool,
+                    on_list_resources=on_list_resources, on_list_resource_templates=list_resource_templates,
+                    on_read_resource=on_read_resource)
+    return server, holder
+
+
+INSTRUCTIONS = ("doiget is a local library of scholarly papers. Every tool returns {ok: true, ...} or "
+                "{ok: false, ref?, error: {code, message, denial_context?}}. Identifiers: DOI, arXiv id, PMID, PMCID "
+                "or OpenAlex W id. In tool descriptions, INPUTS lists parameter names with * marking required ones "
+                "(the inputSchema has types and bounds). Read-only tools never create the library: an absent "
+                "library reads as empty. Growing results page: pass next_cursor back as cursor.")
+
+
+def configure_logging() -> None:
+    level = os.environ.get("DOIGET_LOG", "WARNING").upper()
+    logging.basicConfig(stream=sys.stderr, level=getattr(logging, level, logging.WARNING),
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+
+
+def serve(home: str | None = None) -> None:
+    """Serve MCP over stdin/stdout until stdin closes."""
+    configure_logging()
+    server, holder = build_server(load_config(home))
+
+    async def main() -> None:
+        async with stdio_server() as (read_stream, write_stream):
+            await server.run(read_stream, write_stream, server.create_initialization_options())
+
+    try:
+        anyio.run(main)
+    finally:
+        holder.close()
+
