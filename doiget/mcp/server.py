@@ -23,6 +23,7 @@ from doiget.config import Config, load_config
 from doiget.errors import DoigetError, ErrorCode
 from doiget.mcp.tools import TOOLS
 from doiget.mcp.tools import shapes
+from doiget.mcp.lifecycle import Lifecycle, serve_until_eof
 from doiget.mcp.tools.access import LibraryHolder
 from doiget.mcp.tools.coerce import validation_error, without_nulls
 from doiget.mcp.tools.resources import TEMPLATES, list_resources, read_resource
@@ -90,15 +91,19 @@ def hints(spec: ToolSpec) -> dict[str, bool]:
     return {**sent, "idempotent_hint": True} if spec.idempotent else sent
 
 
-def build_server(config: Config) -> tuple[Server, LibraryHolder]:
+def build_server(config: Config, lifecycle: Lifecycle | None = None) -> tuple[Server, LibraryHolder]:
     holder = LibraryHolder(config)
+    lifecycle = lifecycle or Lifecycle()
     tools = [tool_definition(spec) for spec in TOOLS.values() if spec.enabled(config)]
 
     async def list_tools(_ctx, _params) -> types.ListToolsResult:
         return types.ListToolsResult(tools=tools)
 
     async def on_call_tool(_ctx, params: types.CallToolRequestParams) -> types.CallToolResult:
-        envelope = await anyio.to_thread.run_sync(call_tool, holder, params.name, params.arguments)
+        envelope = await lifecycle.run_call(lambda: call_tool(holder, params.name, params.arguments),
+                                            lambda: shapes.failure(DoigetError(
+                                                ErrorCode.FETCH_TIMEOUT, "cancelled: the client closed stdin and "
+                                                "the server is shutting down"), params.arguments or {}))
         body = json.dumps(envelope, ensure_ascii=False, default=str)
         if len(body) > MAX_RESULT_CHARS:
             envelope = failure(DoigetError(ErrorCode.INVALID_INPUT,
@@ -150,14 +155,19 @@ def configure_logging() -> None:
 def serve(home: str | None = None) -> None:
     """Serve MCP over stdin/stdout until stdin closes."""
     configure_logging()
-    server, holder = build_server(load_config(home))
+    lifecycle = Lifecycle()
+    server, holder = build_server(load_config(home), lifecycle)
 
     async def main() -> None:
         async with stdio_server() as (read_stream, write_stream):
-            await server.run(read_stream, write_stream, server.create_initialization_options())
+            await serve_until_eof(lambda r, w: server.run(r, w, server.create_initialization_options()),
+                                  read_stream, write_stream, lifecycle)
 
     try:
         anyio.run(main)
     finally:
+        if lifecycle.cancel.is_set():  # a worker thread is stuck upstream: do not wait for it
+            sys.stdout.flush()
+            os._exit(0)
         holder.close()
 

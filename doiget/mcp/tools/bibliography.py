@@ -26,11 +26,9 @@ MAX_FETCHABLE = 1000
 MAX_EXPORT_PAGE = 500
 # Every record of these exports starts a line this way, and no other line does.
 _RECORD_START = {"bibtex": re.compile(r"^@", re.MULTILINE), "ris": re.compile(r"^TY  - ", re.MULTILINE)}
-Citation = Annotated[str, Field(min_length=1, max_length=2000, description="a reference as it appears in a "
-                                                                           "reference list")]
-NoteId = Annotated[int, Field(ge=1, description="the note's id")]
-IsoDate = Annotated[str, Field(min_length=10, max_length=40, description="ISO 8601 date or datetime (UTC if no "
-                                                                          "zone)")]
+Citation = Annotated[str, Field(min_length=1, max_length=2000, description="as printed")]
+NoteId = Annotated[int, Field(ge=1)]
+IsoDate = Annotated[str, Field(min_length=10, max_length=40, description="ISO 8601 date")]
 
 
 # ---- parameter models ---------------------------------------------------------------------
@@ -38,15 +36,14 @@ class ExportParams(Params):
     refs: Annotated[list[RefArg] | None, Field(max_length=500, description="these entries")] = None
     tag: TagName | None = None
     collection: TagName | None = None
-    query: Annotated[str | None, Field(min_length=1, max_length=1000, description="search query (as "
-                                       "doiget_search_local); its best 100 hits")] = None
+    query: Annotated[str | None, Field(min_length=1, max_length=1000, description="its best 100 hits")] = None
     limit: Annotated[int, Field(ge=1, le=MAX_EXPORT_PAGE, description="records per page")] = MAX_EXPORT_PAGE
     cursor: Cursor = None
 
 
 class ImportParams(Params):
     content: Annotated[str, Field(min_length=1, max_length=MAX_IMPORT_CHARS,
-                                  description="the bibliography file's text (CSL-JSON or BibTeX), not a path")]
+                                  description="the file's text")]
     format: Annotated[Literal["auto", "csl-json", "bibtex"], Field(max_length=8)] = "auto"
     tags: Annotated[list[TagName], Field(max_length=20, description="tags for every imported entry")] = []
 
@@ -62,8 +59,7 @@ class BatchResolveParams(Params):
 
 
 NoteTags = Annotated[list[TagName], Field(max_length=50)]
-Anchors = Annotated[list[Anchor], Field(max_length=50, description="places in the paper: page, start/end "
-                                        "character offsets of its extracted text, quoted passage")]
+Anchors = Annotated[list[Anchor], Field(max_length=50, description="page, start/end text offsets, quote")]
 NoteBody = Annotated[str, Field(min_length=1, max_length=MAX_BODY, description="Markdown text")]
 
 
@@ -87,8 +83,7 @@ class NoteUpdateParams(Params):
 
 
 class NoteSearchParams(Params):
-    keyword: Annotated[str | None, Field(min_length=1, max_length=1000, description="full-text query over note "
-                                         "bodies (words, \"phrases\", prefix*, AND/OR/NOT)")] = None
+    keyword: Annotated[str | None, Field(min_length=1, max_length=1000, description="full-text query")] = None
     ref: RefArg | None = None
     tag: TagName | None = None
     since: IsoDate | None = None
@@ -172,106 +167,96 @@ def _list_collections(lib: LibraryAccess, _p: NoParams) -> dict[str, Any]:
 
 
 # ---- the table ----------------------------------------------------------------------------
-_SELECTION = "Select by refs, tag, collection, query (all must match; none: the whole library; no stubs)."
-_EXPORT_LIMITS = "500 refs, 100 query hits; `limit` records per page (fewer if too large): follow next_cursor."
-_NOTE_WRITE_COSTS = "Local SQLite write; milliseconds; no network."
+_SELECTION = "Selectors combine; none: all."
+_EXPORT_LIMITS = "500 refs; `limit` records per page: follow next_cursor."
+_NOTE_WRITE_COSTS = "Local write; ms."
 _NOTE_OUTPUT = "{ok, note: {id, entry, entry_id, entry_title, body, author, anchors[], tags[], created_at, updated_at}}"
 
 
 def _export_tool(name: str, format: str, title: str, what: str, outputs: str) -> ToolSpec:
     return ToolSpec(name, title, f"Export library entries as {what}.",
-                    when=f"You need {what} for the user's writing tools. {_SELECTION}",
-                    outputs=outputs + " NOT_FOUND for an unknown ref or collection.",
+                    when=f"You need {what}. {_SELECTION}",
+                    outputs=outputs,
                     costs=LOCAL_COSTS, side_effects=NO_SIDE_EFFECTS, limits=_EXPORT_LIMITS,
                     params=ExportParams, run=_exporter(format), read_only=True)
 
 
 BIBLIOGRAPHY_TOOLS: list[ToolSpec] = [
-    _export_tool("doiget_bibtex_export", "bibtex", "BibTeX export", "BibTeX (.bib for LaTeX/biber)",
-                 "{ok, format, count, total, text, next_cursor}: one @article/@inproceedings/@misc... per entry, "
-                 "keys authorYEARword (deduplicated with a, b, ...), LaTeX-escaped."),
-    _export_tool("doiget_csl_export", "csl-json", "CSL-JSON export", "CSL-JSON (pandoc, Zotero, citeproc)",
-                 "{ok, format, count, total, items: [CSL-JSON item, ...], next_cursor} with id = citation-key."),
-    _export_tool("doiget_ris_export", "ris", "RIS export", "RIS (EndNote, Mendeley, reference databases)",
-                 "{ok, format, count, total, text, next_cursor}: TY ... ER records."),
+    _export_tool("doiget_bibtex_export", "bibtex", "BibTeX export", "BibTeX",
+                 "{ok, format, count, total, text, next_cursor}; keys authorYEARword, unique."),
+    _export_tool("doiget_csl_export", "csl-json", "CSL-JSON export", "CSL-JSON",
+                 "{ok, format, count, total, items[], next_cursor}; id = citation key."),
+    _export_tool("doiget_ris_export", "ris", "RIS export", "RIS",
+                 "{ok, format, count, total, text, next_cursor}."),
     ToolSpec("doiget_batch_from_bibliography", "Import a bibliography",
              "Add every record of a CSL-JSON or BibTeX bibliography (Zotero, Mendeley, Better BibTeX export) "
              "to the library.",
-             when="The user hands over an exported bibliography, to bring their references into the library.",
-             outputs=("{ok, records, added, merged, skipped, entries, report: [{index, key, status, id, ref, reason, "
-              "problems}] (non-added first), report_truncated, fetchable[], fetchable_total, ...}; "
-              "INVALID_INPUT if not a bibliography."),
+             when="The user gives you an exported bibliography (CSL-JSON or BibTeX).",
+             outputs=("{ok, records, added, merged, skipped, report[{index, key, status, ref, reason}], fetchable[], "
+                      "...}."),
              costs="Local; about 3,000 records/s; no network.",
-             side_effects=("Creates entries and tags; a record sharing an identifier is merged into its entry and may "
-              "overwrite stored fields (destructive); re-importing adds nothing."),
-             limits=f"Content at most {MAX_IMPORT_CHARS:,} characters, passed as text (never a server path); "
-                    f"report cut at {MAX_REPORT_ROWS} rows, fetchable at {MAX_FETCHABLE}.",
+             side_effects="Creates entries and tags; merging into an entry may overwrite its fields (destructive).",
+             limits=f"{MAX_IMPORT_CHARS:,} characters of text (never a path); report {MAX_REPORT_ROWS} rows.",
              params=ImportParams, run=_import, read_only=False, destructive=True),
     ToolSpec("doiget_resolve_citation", "Resolve a citation",
              "Find the DOI of a free-form reference string: ranked candidate works with confidence.",
-             when=("You have a reference as printed ('Makris EA et al. (2014) ... PNAS') and need its DOI, or "
-              "whether the library has it."),
-             outputs=("{ok, citation, answered_from library/crossref, candidates: [{doi, ref, id, title, year, venue, "
-              "authors, score (share of the citation's tokens found, typos and abbreviations included; floor "
-              "0.5), confidence exact (all found)/probable (4 in 5)/weak, matched (tokens found), "
-              "matched_fields, in_library}], note?}; best first."),
+             when="You have a reference as printed and need its DOI, or whether the library has it.",
+             outputs=("{ok, citation, answered_from, candidates[{doi, ref, title, year, authors, score (share of "
+                      "tokens found), confidence exact/probable/weak, matched, in_library}]}."),
              costs="Library first; one Crossref query unless it holds an exact or probable match.",
              side_effects="None: read-only; nothing stored or logged.",
-             limits="Citation at most 2000 characters; at most 20 candidates; offline profiles answer from the "
-                    "library only, with a note.",
+             limits="2000 characters; 20 candidates; offline: library only.",
              params=ResolveParams, run=_resolve, read_only=True, open_world=True, offline_ok=True),
     ToolSpec("doiget_batch_resolve_citations", "Resolve citations",
              "doiget_resolve_citation for a list of reference strings (e.g. a paper's reference list).",
              when="Resolving many references at once.",
-             outputs="{ok, results: [one doiget_resolve_citation answer per citation, in order; a failed one has "
-                     "{citation, error: {code, message}} instead]}.",
-             costs="Up to one Crossref query per citation the library cannot answer (rate-limited politely).",
+             outputs="{ok, results[doiget_resolve_citation answers, or {citation, error}]}.",
+             costs="Up to 1 Crossref query per citation.",
              side_effects="None: read-only; nothing is stored or logged.",
              limits="At most 50 citations per call.",
              params=BatchResolveParams, run=_batch_resolve, read_only=True, open_world=True, offline_ok=True),
     ToolSpec("doiget_note_create", "Create a note",
              "Write a note about a paper (or a free-standing one), anchored to pages, text ranges or quotes.",
              when="Recording a finding, quote or question while reading; a paper can have many notes.",
-             outputs=_NOTE_OUTPUT + "; NOT_FOUND if ref is not in the library.",
+             outputs=_NOTE_OUTPUT,
              costs=_NOTE_WRITE_COSTS, side_effects="Creates a note (and missing tags); searchable at once.",
-             limits="Body at most 100,000 characters; 50 anchors (quote at most 2000 characters); 50 tags.",
+             limits="Body 100,000 characters; 50 anchors; 50 tags.",
              params=NoteCreateParams, run=_note_create, read_only=False, idempotent=False),
     ToolSpec("doiget_note_read", "Read a note", "One note with its anchors and tags.",
-             when="You have a note id (from doiget_note_search or doiget_note_create).",
-             outputs=_NOTE_OUTPUT + "; NOT_FOUND for an unknown id.",
+             when="You have a note id.",
+             outputs="{ok, note} as doiget_note_create.",
              costs=LOCAL_COSTS, side_effects=NO_SIDE_EFFECTS, limits="One note per call.",
              params=NoteIdParams, run=_note_read, read_only=True),
     ToolSpec("doiget_note_update", "Update a note", "Replace a note's body, anchors or tags (only those given).",
-             when="Correcting or extending a note.",
-             outputs=_NOTE_OUTPUT + " after the change; NOT_FOUND for an unknown id.",
+             when="Correcting a note.",
+             outputs="{ok, note} after the change.",
              costs=_NOTE_WRITE_COSTS, side_effects="Overwrites the given fields (destructive); updated_at changes.",
              limits="Same bounds as doiget_note_create.",
              params=NoteUpdateParams, run=_note_update, read_only=False, destructive=True),
     ToolSpec("doiget_note_delete", "Delete a note", "Delete one note for good.",
              when="A note is wrong or no longer wanted.",
-             outputs="{ok, deleted: id}; NOT_FOUND for an unknown id.",
-             costs=_NOTE_WRITE_COSTS, side_effects="Removes the note and its tag links; cannot be undone.",
-             limits="One note per call; the paper's annotation (doiget_annotate) is not a note.",
+             outputs="{ok, deleted: id}.",
+             costs=_NOTE_WRITE_COSTS, side_effects="Deletes the note for good (destructive).",
+             limits="One note per call.",
              params=NoteIdParams, run=_note_delete, read_only=False, destructive=True),
     ToolSpec("doiget_note_search", "Search notes",
              "Notes by keyword (ranked full text), paper, tag or creation date; newest first without a keyword.",
-             when="Finding what was noted about a topic or a paper.",
-             outputs="{ok, count, notes: [note, ...], next_cursor (null on the last page)}; INVALID_QUERY for "
-                     "malformed keyword syntax.",
+             when="Finding notes on a topic or paper.",
+             outputs="{ok, count, notes[], next_cursor}.",
              costs=LOCAL_COSTS, side_effects=NO_SIDE_EFFECTS,
-             limits="At most 100 notes per page, fewer when they exceed the result size; follow next_cursor.",
+             limits="100 per page.",
              params=NoteSearchParams, run=_note_search, read_only=True),
     ToolSpec("doiget_note_export", "Export a note", "A note as Markdown with YAML front matter (id, entry, "
              "entry_title, tags, author, anchors, timestamps).",
-             when="Handing a note to Obsidian, a static site or the user as a file they save themselves.",
-             outputs="{ok, id, markdown}; NOT_FOUND for an unknown id.",
-             costs=LOCAL_COSTS, side_effects="None: the text is returned, nothing is written on the server.",
+             when="Handing a note over as a Markdown file.",
+             outputs="{ok, id, markdown}.",
+             costs=LOCAL_COSTS, side_effects="None; nothing written.",
              limits="One note per call.",
              params=NoteIdParams, run=_note_export, read_only=True),
     ToolSpec("doiget_list_collections", "Collections and tags", "Every collection and every tag of the library "
              "with how many entries each holds.",
-             when="Seeing how the library is organised before filtering a search or an export by tag or collection.",
-             outputs="{ok, collections: [{name, description, count, created_at}], tags: [{name, count}]}.",
+             when="Seeing how the library is organised.",
+             outputs="{ok, collections[{name, description, count, created_at}], tags[{name, count}]}.",
              costs=LOCAL_COSTS, side_effects=NO_SIDE_EFFECTS, limits="None.",
              params=NoParams, run=_list_collections, read_only=True),
 ]

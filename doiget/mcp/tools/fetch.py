@@ -10,7 +10,7 @@ from doiget.refs import Ref
 from doiget.mcp.tools import shapes
 from doiget.mcp.tools.spec import LibraryAccess, Params, RefArg, RefParams, ToolSpec, entry_dict
 
-DryRun = Annotated[bool, Field(description="return the plan only: no network access, nothing written")]
+DryRun = Annotated[bool, Field(description="plan only: nothing sent or written")]
 
 
 class MetadataParams(Params):
@@ -19,8 +19,7 @@ class MetadataParams(Params):
     include_oa_location: Annotated[bool, Field(description="also ask Unpaywall for oa_url and oa_status")] = False
 
 
-FullText = Annotated[bool, Field(description="also fetch the structured full text (ar5iv HTML, Europe PMC JATS, "
-                                               "PMC BioC) for reading and full-text search")]
+FullText = Annotated[bool, Field(description="also store the structured full text (ar5iv, JATS, BioC)")]
 
 
 class FetchParams(Params):
@@ -39,9 +38,7 @@ class BatchParams(Params):
 class PaperSearchParams(Params):
     query: Annotated[str | None, Field(max_length=pipeline.MAX_QUERY, description="full-text search words")] = None
     filters: Annotated[dict[Annotated[str, Field(max_length=100)], Annotated[str, Field(max_length=1000)]],
-                       Field(max_length=pipeline.MAX_FILTERS, description=(
-                           "OpenAlex filters, e.g. {\"publication_year\": \"2020\", \"is_oa\": \"true\", "
-                           "\"authorships.author.id\": \"A5023888391\"}; | means OR"))] = {}
+                       Field(max_length=pipeline.MAX_FILTERS, description="OpenAlex filters, e.g. {\"publication_year\": \"2020\"}; | is OR")] = {}
     cursor: Annotated[str | None, Field(max_length=pipeline.MAX_CURSOR,
                                         description="'*' for the first page, then next_cursor")] = "*"
     per_page: Annotated[int, Field(ge=1, le=50)] = 10
@@ -107,70 +104,64 @@ def _paper_search(lib: LibraryAccess, p: PaperSearchParams) -> dict[str, Any]:
     return {**page, "results": [work_json(w) for w in page["results"]]}
 
 
-NETWORK_COSTS = "Network, rate-limited (5/s; arXiv 1 per 3 s); answers cached 7 days"
-NETWORK_LOG = "Logs each HTTP request (provenance) and caches answers"
-REFRESH = ("Adds the entry or refreshes it: upstream values replace stored fields and duplicate entries merge "
-           "(destructive)")
+NETWORK_COSTS = "Network (5/s, cached 7 days)"
+NETWORK_LOG = "Logs requests, caches answers"
+REFRESH = "Adds or refreshes the entry: upstream values overwrite stored fields (destructive)"
 LOOKUP = "None: nothing stored or logged (cached answers are read)"
 PDF_STATUSES = "fetched / already_present / no_oa_url / blocked / failed"
 
 FETCH_TOOLS: list[ToolSpec] = [
     ToolSpec("doiget_resolve_paper", "Resolve a paper", "Authoritative metadata for an identifier (Crossref, "
              "arXiv, OpenAlex or Europe PMC, merged), saved to the library.",
-             when=("You have an identifier and want the paper's metadata kept in the library, without downloading "
-              "it."),
-             outputs=("{ok, entry: {id, ref, ids, title, authors[], year, venue, abstract, oa_status, oa_url, "
-              "references[], ...}}; NOT_FOUND if no source knows it."),
+             when="You want a paper's metadata in the library, without its PDF.",
+             outputs=("{ok, entry{id, ref, ids, title, authors[], year, venue, abstract, oa_status, references[], "
+                      "...}}."),
              costs=NETWORK_COSTS + "; 1-2 requests.",
              side_effects=REFRESH + ". " + NETWORK_LOG + ".",
              limits="One identifier per call.", params=RefParams, run=_resolve, read_only=False, destructive=True,
              open_world=True),
     ToolSpec("doiget_metadata_only", "Metadata without download", "Metadata for an identifier, optionally with "
              "where its legal open-access copy is, never downloading a file.",
-             when="Deciding whether a paper is worth fetching, or checking if it is open access.",
-             outputs=("{ok, ref, source, resolver_profile, license, oa_url, oa_status (both null unless "
-              "include_oa_location), metadata, entry, schema_version}; dry_run: {ok, dry_run, ref, plan, "
-              "rate_limit_budget}."),
+             when="Deciding whether to fetch a paper, or checking open access.",
+             outputs=("{ok, ref, source, resolver_profile, license, oa_url, oa_status, metadata, entry, "
+                      "schema_version}; dry_run: the plan."),
              costs=NETWORK_COSTS + "; 1-3 requests.",
-             side_effects=REFRESH + " (no PDF). " + NETWORK_LOG + ". dry_run: none.",
+             side_effects=REFRESH + "; no PDF. " + NETWORK_LOG + ".",
              limits="One identifier per call.", params=MetadataParams, run=_metadata, read_only=False,
              destructive=True, open_world=True),
     ToolSpec("doiget_fetch_paper", "Fetch a paper", "Resolve a paper and download its legal open-access PDF into "
              "the library (arXiv ids straight from arXiv; otherwise arXiv copy, Unpaywall PDFs, Europe PMC).",
              when="You want the paper itself (PDF) in the library. dry_run shows the plan.",
              outputs=("{ok, ref, source, resolver_profile, path, license, size_bytes, oa_status, oa_url, "
-              "schema_version, entry, pdf: {status fetched/already_present/no_oa_url/blocked/failed, code, "
-              "message, denial_context, sha256, path, attempts[]}}; no OA copy is a status, not an error. "
-              "dry_run: {ok, dry_run, ref, plan, rate_limit_budget}."),
-             costs=NETWORK_COSTS + "; PDF up to 100 MB. dry_run: none.",
-             side_effects=REFRESH + "; stores the PDF and, with fulltext, the structured text. " + NETWORK_LOG + ". dry_run: none.",
-             limits="PDF at most 100 MB; https only; redirects vetted against each source's allowlist.",
+                      "schema_version, entry, pdf{status, code, message, denial_context, attempts[]}}; dry_run: the "
+                      "plan."),
+             costs=NETWORK_COSTS + "; PDF up to 100 MB.",
+             side_effects=REFRESH + "; stores the PDF. " + NETWORK_LOG + ".",
+             limits="https; redirects vetted.",
              params=FetchParams, run=_fetch, read_only=False, destructive=True, open_world=True),
     ToolSpec("doiget_batch_fetch", "Fetch many papers", "doiget_fetch_paper for up to 100 identifiers, "
              "concurrently within the rate limits.",
-             when="Fetching a reading list or a bibliography's identifiers in one call.",
-             outputs=("{ok, summary{total, ok, errors, duplicates, by_status, by_error}, results: [fetch result + "
-              "input, or {input, ok: false, ref, error{code, message, denial_context}}]} in input order; one "
-              "failure never fails the batch."),
-             costs=NETWORK_COSTS + "; arXiv at least 3 s per paper. dry_run: none.",
-             side_effects="As doiget_fetch_paper, per identifier. dry_run: none.",
-             limits="1 to 100 identifiers; duplicates (same canonical id) are fetched once.",
+             when="Fetching a reading list in one call.",
+             outputs=("{ok, summary, results[fetch result + input, or {input, ok: false, ref, error{code, message, "
+                      "denial_context}}]}; one failure never fails the batch."),
+             costs=NETWORK_COSTS + "; arXiv 3 s each.",
+             side_effects="As doiget_fetch_paper per identifier.",
+             limits="1-100 identifiers; duplicates fetched once.",
              params=BatchParams, run=_batch, read_only=False, destructive=True, open_world=True),
     ToolSpec("doiget_link", "Identity links", "The identifiers OpenAlex links to a paper: DOI, arXiv preprint, "
              "PMID, PMCID, OpenAlex id.",
-             when="Finding the arXiv preprint of a published DOI (or the other way round), or all ids of a paper.",
-             outputs=("{ok, ref, arxiv (or null), identity{doi, arxiv, pmid, pmcid, openalex}, refs[]}; NOT_FOUND if "
-              "OpenAlex does not know it."),
-             costs=NETWORK_COSTS + "; 1 request.", side_effects=LOOKUP + ".",
-             limits="One identifier per call; only what OpenAlex knows.", params=RefParams, run=_link,
+             when="Finding a DOI's arXiv preprint, or all ids of a paper.",
+             outputs="{ok, ref, arxiv, identity{doi, arxiv, pmid, pmcid, openalex}, refs[]}.",
+             costs=NETWORK_COSTS, side_effects=LOOKUP + ".",
+             limits="Only what OpenAlex knows.", params=RefParams, run=_link,
              read_only=True, open_world=True),
     ToolSpec("doiget_paper_search", "Search OpenAlex", "Search all scholarly works indexed by OpenAlex (not only "
              "the library), with filters and cursor paging; abstracts included.",
-             when="Discovering papers not yet in the library. For papers you have, use doiget_search_local.",
-             outputs=("{ok, query, filters, count, next_cursor, results: [{doi, arxiv, openalex, title, authors[], "
-              "year, venue, abstract, oa_status, cited_by_count, ...}]}."),
-             costs=NETWORK_COSTS + "; 1 request per page.",
+             when="Discovering papers not in the library.",
+             outputs=("{ok, count, next_cursor, results[{doi, arxiv, openalex, title, authors[], year, venue, "
+                      "abstract, ...}]}."),
+             costs=NETWORK_COSTS,
              side_effects=LOOKUP + ".",
-             limits="At most 50 results per page, 20 filters; filter values without commas.",
+             limits="50 per page, 20 filters; no commas in values.",
              params=PaperSearchParams, run=_paper_search, read_only=True, open_world=True),
 ]

@@ -17,24 +17,21 @@ from doiget.mcp.tools.spec import (LOCAL_COSTS, NO_SIDE_EFFECTS, LibraryAccess, 
 MAX_PDF_BYTES = 20 * 1024 * 1024
 MAX_PDF_BASE64 = 4 * -(-MAX_PDF_BYTES // 3)  # base64 length of the largest accepted PDF
 MaxChars = Annotated[int, Field(ge=1, le=MAX_CHARS, description="at most this many characters of text")]
-Offset = Annotated[int, Field(ge=0, le=2**53, description="character offset to start at (next_offset of the "
-                                                           "previous call)")]
+Offset = Annotated[int, Field(ge=0, le=2**53, description="a next_offset")]
 
 
 class PaperTextParams(Params):
     ref: RefArg
     format: Annotated[Literal["auto", "html", "jats", "bioc", "pdf", "tex"], Field(
-        description="auto: ar5iv HTML, JATS or BioC before the PDF, LaTeX last; or that artefact kind",
+        description="auto: structured text before PDF",
         json_schema_extra={"maxLength": 4})] = "auto"
     offset: Offset = 0
     max_chars: MaxChars = DEFAULT_MAX_CHARS
-    page: Annotated[int | None, Field(ge=1, le=100_000, description="PDF page to jump to (PDF text only; "
-                                                                     "instead of offset)")] = None
+    page: Annotated[int | None, Field(ge=1, le=100_000, description="PDF page (instead of offset)")] = None
 
 
 class SearchFulltextParams(Params):
-    query: Annotated[str, Field(min_length=1, max_length=1000, description=(
-        'words (all must match), "exact phrase", prefix*, AND/OR/NOT, (groups), heading:term'))]
+    query: Annotated[str, Field(min_length=1, max_length=1000, description='words, "phrase", prefix*, AND/OR/NOT, heading:term')]
     limit: Annotated[int, Field(ge=1, le=100, description="hits per page")] = 10
     cursor: Cursor = None
     ref: Annotated[str | None, Field(max_length=1000, description="only inside this paper")] = None
@@ -46,10 +43,8 @@ class SearchFulltextParams(Params):
 
 class AddPdfParams(Params):
     # The cap is enforced by the handler (TOO_LARGE) on the base64 length, before anything is decoded.
-    content_base64: Annotated[str, Field(description=f"the PDF file, base64-encoded (at most {MAX_PDF_BYTES} "
-                                                     "bytes decoded)", json_schema_extra={"maxLength": MAX_PDF_BASE64})]
-    ref: Annotated[str | None, Field(max_length=1000, description="which paper this is, when the PDF does not "
-                                                                  "say (DOI, arXiv id, ...)")] = None
+    content_base64: Annotated[str, Field(description="the PDF, base64", json_schema_extra={"maxLength": MAX_PDF_BASE64})]
+    ref: Annotated[str | None, Field(max_length=1000, description="the paper, if the PDF does not say")] = None
 
 
 class TexSourceParams(Params):
@@ -102,49 +97,46 @@ TEXT_LIMITS = f"At most {MAX_CHARS:,} characters per call; follow next_offset (o
 FULLTEXT_TOOLS: list[ToolSpec] = [
     ToolSpec("doiget_paper_text", "Read a paper", "One page of a stored paper's full text as sectioned Markdown "
              "(headings # / ## / ###), read from ar5iv HTML, JATS or BioC before the PDF.",
-             when="Reading a stored paper page by page, or from a search hit's char_start (offset) or a PDF page.",
-             outputs=("{ok, ref, id, title, format, text, offset, next_offset (null at the end), total_chars, "
-              "content_sha256, page_range, resource_uri, next_uri}; NOT_FOUND when no text is stored."),
-             costs="Local; the first read extracts the file (PDF ~10 ms/page), later pages come from memory.",
-             side_effects=NO_SIDE_EFFECTS, limits=TEXT_LIMITS, params=PaperTextParams, run=_paper_text,
+             when="Reading a stored paper by page, offset (a hit's char_start) or PDF page.",
+             outputs=("{ok, ref, id, title, format, text, offset, next_offset, total_chars, resource_uri, next_uri, "
+                      "...}."),
+             costs="Local; first read extracts the file (PDF ~10 ms/page).",
+             side_effects=NO_SIDE_EFFECTS, limits="50,000 characters per call: follow next_offset.", params=PaperTextParams, run=_paper_text,
              read_only=True),
     ToolSpec("doiget_search_fulltext", "Search inside papers", "Ranked passages from the full text of the papers "
              "in the library, each naming the paper, section heading, PDF page and character offset.",
              when="Finding where a method, result or phrase appears inside the papers' text.",
-             outputs=("{ok, count, hits: [{id, ref, title, year, format, heading, page, char_start, char_end, score, "
-              "snippet, text_uri}], next_cursor}; INVALID_QUERY for bad syntax."),
+             outputs=("{ok, count, hits[{id, ref, title, heading, page, char_start, score, snippet, text_uri}], "
+                      "next_cursor}."),
              costs=LOCAL_COSTS, side_effects=NO_SIDE_EFFECTS,
-             limits=f"At most 100 hits per page; pages reach the first {MAX_WINDOW} hits; query at most 1000 "
-                    "characters; only papers with stored full text.",
+             limits=f"100 per page; pages reach {MAX_WINDOW}.",
              params=SearchFulltextParams, run=_search_fulltext, read_only=True),
     ToolSpec("doiget_add_pdf", "Import a PDF", "Add a PDF you have to the library: it finds the paper's DOI or "
              "arXiv id inside the PDF, resolves its metadata, stores and indexes the file.",
              when="The user gives you a PDF to keep in the library.",
              outputs=("{ok, entry, sha256, duplicate (same bytes already stored), identified_by, resolved, "
-              "metadata_uri, text_uri}."),
+                      "metadata_uri, text_uri}."),
              costs="Extracts the PDF (~10 ms/page); one metadata lookup when network is allowed.",
-             side_effects="Stores the file, may create an entry; a resolved entry refreshes stored metadata (destructive).",
-             limits=f"PDF at most {MAX_PDF_BYTES} bytes, sent as base64 content (never a server path).",
+             side_effects=("Stores the file, may create an entry; a resolved entry refreshes stored metadata "
+                           "(destructive)."),
+             limits=f"{MAX_PDF_BYTES // 2**20} MB, as base64 (never a server path).",
              params=AddPdfParams, run=_add_pdf, read_only=False, destructive=True, open_world=True,
              offline_ok=True),
     ToolSpec("doiget_paper_tex_source", "LaTeX source", "The LaTeX source of an arXiv paper: its main .tex file "
              "(paged) and the list of files in the e-print.",
-             when="You need the exact LaTeX of an arXiv paper: equations, macros, how a table was built.",
-             outputs=("{ok, ref, id, sha256, downloaded, main_file, file_count, files[{path, chars}], text, offset, "
-              "next_offset, total_chars}; NOT_FOUND without arXiv id or LaTeX."),
-             costs="First call downloads the e-print from arXiv (rate-limited, up to 50 MB); then local.",
-             side_effects="Stores the e-print (kind tex) and indexes its text the first time.",
-             limits=f"At most {MAX_CHARS:,} characters per call; at most 200 files listed; archives over 50 MB "
-                    "or 2000 files are refused.",
+             when="You need an arXiv paper's exact LaTeX.",
+             outputs="{ok, ref, id, main_file, files[{path, chars}], text, offset, next_offset, total_chars, ...}.",
+             costs="First call downloads the e-print (up to 50 MB); then local.",
+             side_effects="Stores and indexes the e-print the first time.",
+             limits="50,000 characters per call; 50 MB / 2000 files.",
              params=TexSourceParams, run=_tex_source, read_only=False, open_world=True, offline_ok=True),
     ToolSpec("doiget_fetch_fulltext", "Fetch structured text", "Download the structured full text of a paper "
              "in the library: ar5iv HTML for arXiv papers, Europe PMC JATS (else PMC BioC) for open-access PMC "
              "papers.",
-             when="A paper in the library has no readable text yet, or only a PDF, and is on arXiv or in PMC.",
-             outputs=("{ok, ref, id, stored, alternates: [{format, source, url, status "
-              "stored/already_stored/skipped/missing/failed, reason, chunks}], text_uri}."),
+             when="A stored arXiv or PMC paper has no structured text yet.",
+             outputs="{ok, ref, id, stored, alternates[{format, source, status, reason, chunks}], text_uri}.",
              costs="Up to 3 rate-limited requests (ar5iv, Europe PMC, NCBI).",
-             side_effects="Stores each document found and indexes its text.",
-             limits="Only papers with an arXiv id or a PMCID; one paper per call.",
+             side_effects="Stores and indexes each document found.",
+             limits="Papers with an arXiv id or PMCID.",
              params=RefParams, run=_fetch_fulltext, read_only=False, open_world=True),
 ]

@@ -21,8 +21,8 @@ def choice(*values: str) -> Any:
 Direction = choice("references", "cited_by", "both")
 Ranking = choice("similarity", "influence", "recent")
 Section = choice("similar", "important", "reviews", "recent", "authors", "venues")
-GRAPH_COSTS = "Local graph ranking (networkx), ~0.5 s per 10,000 papers; no network."
-HEURISTIC = "Heuristic over locally stored citations: expand thin neighbourhoods first."
+GRAPH_COSTS = "Local; ~0.5 s per 10,000 papers."
+HEURISTIC = "Heuristic over stored citations."
 
 
 class ExpandParams(Params):
@@ -85,34 +85,31 @@ GRAPH_TOOLS: list[ToolSpec] = [
     ToolSpec("doiget_expand_citation_graph", "Expand the citation graph",
              "Breadth-first walk over OpenAlex from one paper (what it cites, what cites it, or both; 1-2 hops) "
              "that stores the papers met as stub entries and the citations between them.",
-             when=("Before ranking or reviewing around a paper whose citation neighbourhood is not stored yet; "
-              "repeats are answered locally."),
-             outputs=f"{{ok, seed, direction, depth, nodes, edges, nodes_added, edges_added, requests_made, truncated, truncated_reason, not_expandable, reached: [{PAPER[:-1]}, hop}}] ({SHOWN_NODES} per page), reached_shown, next_cursor}}.",
-             costs=("OpenAlex: 1 request for the seed's id if unknown, then 1 per 200 neighbours of each paper "
-              "expanded; a few seconds."),
+             when="Before ranking around a paper whose citations are not stored yet; repeats are local.",
+             outputs=f"{{ok, seed, nodes, edges, nodes_added, truncated_reason, reached[{PAPER[:-1]}, hop}}], next_cursor, ...}}.",
+             costs="OpenAlex: about 1 request per 200 neighbours; seconds.",
              side_effects="Writes stub entries and citation edges (fills empty fields only) and resume points.",
-             limits=f"depth <= 2, max_nodes <= {MAX_NODES}, max_requests <= {MAX_REQUESTS}; stops at a cap (truncated_reason).",
+             limits=f"depth 2, {MAX_NODES} nodes, {MAX_REQUESTS} requests; stops at a cap.",
              params=ExpandParams, run=_expand, read_only=False, idempotent=True, open_world=True),
     ToolSpec("doiget_related", "Related papers",
              "Papers related to seed papers in the local citation graph, best first, with the score components "
              "behind each rank.",
-             when=("Finding what to read next around papers you have: similar, most cited (influence), or most cited"
-              " recent."),
-             outputs=f"{{ok, seeds, ranking, items: [{PAPER[:-1]}, score, components}}], next_cursor, heuristic: true, note}}.",
+             when="Finding what to read next: similar, influential or recent influential papers.",
+             outputs=f"{{ok, seeds, ranking, items[{PAPER[:-1]}, score, components}}], next_cursor, note}}.",
              costs=GRAPH_COSTS, side_effects=NO_SIDE_EFFECTS,
-             limits=f"Two-hop neighbourhood of the seeds; recent = last 3 years; pages reach {MAX_WINDOW}. {HEURISTIC}",
+             limits=f"Seeds' two-hop neighbourhood; pages reach {MAX_WINDOW}. {HEURISTIC}",
              params=RelatedParams, run=_related, read_only=True),
     ToolSpec("doiget_connect", "Citation paths",
              "The shortest citation paths between two papers of the local graph, with the direction of each edge.",
-             when="Explaining how two papers relate: which papers link them through citations.",
-             outputs=f"{{ok, from, to, paths: [[{PAPER[:-1]}, direction cites/cited_by}}]], directions}}; [] when no path.",
+             when="Explaining how two papers relate through citations.",
+             outputs=f"{{ok, from, to, paths[[{PAPER[:-1]}, direction}}]]}}.",
              costs=GRAPH_COSTS, side_effects=NO_SIDE_EFFECTS,
-             limits="At most 20 paths of at most 6 hops, shortest first; only citations stored locally count.",
+             limits="20 paths of 6 hops; local citations only.",
              params=ConnectParams, run=_connect, read_only=True),
     ToolSpec("doiget_literature_review", "Literature review",
              "A structured reading list around seed papers: similar, important, review candidates, recent, "
              "top authors and top venues.",
-             when="Starting or checking a literature review from a set of papers, a tag or a collection.",
+             when="Starting a literature review from papers, a tag or a collection.",
              outputs=f"{{ok, seeds, sections: {{name: {{items[]}} or {{error, partial}}}}, partial, heuristic: true, note}}.",
              costs=GRAPH_COSTS, side_effects=NO_SIDE_EFFECTS,
              limits=f"Seeds <= {MAX_SEEDS}; <= 50 items per section. {HEURISTIC}",

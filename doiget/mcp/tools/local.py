@@ -16,9 +16,7 @@ from doiget.mcp.tools.spec import (LOCAL_COSTS, NO_SIDE_EFFECTS, LibraryAccess, 
 
 # ---- parameter models ---------------------------------------------------------------------
 class SearchLocalParams(Params):
-    query: Annotated[str, Field(min_length=1, max_length=1000, description=(
-        'words (all must match), "exact phrase", prefix*, AND/OR/NOT, (groups), column:term '
-        "with columns title, abstract, authors, venue, year, tags, notes"))]
+    query: Annotated[str, Field(min_length=1, max_length=1000, description='words, "phrase", prefix*, AND/OR/NOT, column:term (title, authors, venue, year, tags, ...)')]
     limit: Annotated[int, Field(ge=1, le=100, description="hits per page")] = 10
     cursor: Cursor = None
     year_from: Year | None = None
@@ -26,8 +24,7 @@ class SearchLocalParams(Params):
     tag: TagName | None = None
     collection: TagName | None = None
     has_pdf: bool | None = None
-    include_fulltext: Annotated[bool, Field(description="also search inside the papers' text: hits gain their best "
-                                                        "passage, papers matching only in their text follow")] = False
+    include_fulltext: Annotated[bool, Field(description="also search the papers' text")] = False
 
 
 class RecentParams(Params):
@@ -47,6 +44,9 @@ class AnnotateParams(Params):
     ref: RefArg
     text: Annotated[str | None, Field(max_length=100_000,
                                       description="the annotation; empty or null clears it")] = None
+
+
+_WRITE_COSTS = "Local write; ms."
 
 
 # ---- handlers -----------------------------------------------------------------------------
@@ -130,64 +130,55 @@ def _capability_profile(lib: LibraryAccess, _p: NoParams) -> dict[str, Any]:
 
 LOCAL_TOOLS: list[ToolSpec] = [
     ToolSpec("doiget_info", "Entry details", "Full stored metadata of one paper in the local library.",
-             when="You have an identifier and want what the library knows: authors, venue, ids, tags, "
-                  "annotation, stored artefacts.",
-             outputs=("{ok, entry: {id, ref, ids, title, authors[], year, venue, tags[], collections[], annotation, "
-              "has_pdf, artefacts[], ...}}; NOT_FOUND if not in the library."),
+             when="You want what the library holds on a paper.",
+             outputs=("{ok, entry{id, ref, ids, title, authors[], year, venue, tags[], annotation, has_pdf, "
+                      "artefacts[], ...}}."),
              costs=LOCAL_COSTS, side_effects=NO_SIDE_EFFECTS, limits="One entry per call.",
              params=RefParams, run=_info, read_only=True),
     ToolSpec("doiget_search_local", "Search the library", "Ranked search over the metadata of papers in the "
              "local library (title, abstract, authors, venue, year, tags, notes).",
-             when=("Finding papers already in the library by topic, author, tag or note text (remote: "
-              "doiget_paper_search)."),
-             outputs=("{ok, count, hits: [{id, ref, title, authors, year, venue, tags, has_pdf, score (bm25, lower is "
-              "better), snippet, fulltext passage or null}], next_cursor}; INVALID_QUERY for bad syntax."),
-             costs=LOCAL_COSTS, side_effects=NO_SIDE_EFFECTS, limits=f"At most 100 hits per page (fewer if they exceed the result size); pages reach the first "
-                                                    f"{MAX_WINDOW} hits; query at most 1000 characters.",
+             when="Finding papers in the library by topic, author, tag or notes.",
+             outputs=("{ok, count, hits[{id, ref, title, authors, year, venue, tags, has_pdf, score, snippet, "
+                      "fulltext}], next_cursor}."),
+             costs=LOCAL_COSTS, side_effects=NO_SIDE_EFFECTS, limits=f"100 hits per page; pages reach {MAX_WINDOW}.",
              params=SearchLocalParams, run=_search_local, read_only=True),
     ToolSpec("doiget_list_recent", "Recently added", "The papers most recently added to the library.",
              when="Seeing what was fetched or imported lately.",
-             outputs="{ok, count, entries: [entry, ...], next_cursor} newest first.",
+             outputs="{ok, count, entries[], next_cursor}, newest first.",
              costs=LOCAL_COSTS, side_effects=NO_SIDE_EFFECTS,
-             limits=f"At most 100 entries per page (fewer if they exceed the result size); pages reach the "
-                    f"{MAX_WINDOW} newest.",
+             limits=f"100 per page; pages reach {MAX_WINDOW}.",
              params=RecentParams, run=_recent, read_only=True),
     ToolSpec("doiget_paper_pdf_path", "PDF location", "The local file path of a paper's stored PDF.",
-             when="You need to open or hand over the PDF file of a paper already in the library.",
-             outputs="{ok, ref, has_pdf, pdf_path (null when no PDF is stored)}; NOT_FOUND if not in library.",
-             costs=LOCAL_COSTS, side_effects=NO_SIDE_EFFECTS, limits="Paths are on the server's machine.",
+             when="You need a stored paper's PDF file.",
+             outputs="{ok, ref, has_pdf, pdf_path (null without PDF)}.",
+             costs=LOCAL_COSTS, side_effects=NO_SIDE_EFFECTS, limits="A path on the server's machine.",
              params=RefParams, run=_pdf_path, read_only=True),
     ToolSpec("doiget_tag", "Tag and file", "Add or remove tags on a paper and put it in or take it out of "
              "collections.",
              when="Organising the library: labelling papers, grouping them for a project.",
-             outputs="{ok, ref, tags[], collections[]} after the change.",
-             costs="Local SQLite write; milliseconds.",
-             side_effects=("Creates missing tags/collections; remove/remove_from_collections take them away (destructive); "
-              "never deletes papers."),
-             limits="At most 50 tags and 20 collections per call; names at most 100 characters.",
+             outputs="{ok, ref, tags[], collections[]}.",
+             costs=_WRITE_COSTS,
+             side_effects="Creates missing tags/collections; remove* takes them away (destructive).",
+             limits="50 tags, 20 collections per call.",
              params=TagParams, run=_tag, read_only=False, destructive=True),
     ToolSpec("doiget_annotate", "Annotate", "Set or clear the one free-form annotation of a paper.",
-             when="Recording what a paper is about or why it matters; the text becomes searchable.",
+             when="Recording why a paper matters; the text becomes searchable.",
              outputs="{ok, ref, annotation (null after clearing)}.",
-             costs="Local SQLite write; milliseconds.",
-             side_effects="Replaces (or with empty text deletes) the previous annotation of that paper: "
-                          "destructive.",
-             limits="At most 100,000 characters.",
+             costs=_WRITE_COSTS,
+             side_effects="Replaces or clears the annotation (destructive).",
+             limits="100,000 characters.",
              params=AnnotateParams, run=_annotate, read_only=False, destructive=True),
     ToolSpec("doiget_health", "Health", "Where the library lives, its schema revision and row counts.",
-             when="Checking that doiget is set up, or diagnosing problems.",
-             outputs=("{ok, version, schema_version, store_writable (permission probe), health: {home, exists, "
-              "revision, counts, status, ...}}."),
-             costs="Reads the store file if it exists; milliseconds.",
-             side_effects="None: creates nothing on disk, even when no library exists yet.",
+             when="Checking set-up or diagnosing problems.",
+             outputs="{ok, version, schema_version, store_writable, health{home, exists, revision, counts, status}}.",
+             costs=LOCAL_COSTS,
+             side_effects="None; creates nothing.",
              limits="None.", params=NoParams, run=_health, read_only=True),
     ToolSpec("doiget_capability_profile", "Capabilities", "What this server may do: profile, network and "
              "write access, the network rules in force, and which tools are enabled.",
              when="Before planning work that needs the network or writes to the library.",
-             outputs=("{ok, oa_enabled, metadata_sources[], tdm_enabled, tdm_elsevier, tdm_aps, tdm_springer (no TDM "
-              "access built in: false), rate_limit_per_sec, profile, network, write, contact_email_configured, "
-              "network_policy (sources, allowed hosts, rate limits, size caps, timeouts; null offline), "
-              "tools[{name, enabled}]}. No secrets."),
+             outputs=("{ok, oa_enabled, metadata_sources[], tdm_enabled, tdm_elsevier, tdm_aps, tdm_springer, "
+                      "rate_limit_per_sec, profile, network, write, network_policy, tools[{name, enabled}]}."),
              costs="None.", side_effects=NO_SIDE_EFFECTS, limits="None.",
              params=NoParams, run=_capability_profile, read_only=True),
 ]

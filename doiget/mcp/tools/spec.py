@@ -17,7 +17,7 @@ from doiget.config import Config
 from doiget.library import Library
 
 MAX_REF = 1000
-RefArg = Annotated[str, Field(min_length=1, max_length=MAX_REF, description="DOI, arXiv, PMID, PMCID or OpenAlex id")]
+RefArg = Annotated[str, Field(min_length=1, max_length=MAX_REF)]  # DOI, arXiv, PMID, PMCID, OpenAlex id (instructions)
 TagName = Annotated[str, Field(min_length=1, max_length=100)]
 Year = Annotated[int, Field(ge=0, le=3000)]
 
@@ -60,6 +60,8 @@ class ToolSpec:
         (a client that reads the type, like the MCP Inspector CLI, then sends a number as a number;
         the server still accepts null for it, as "use the default")."""
         schema = _compact(self.params.model_json_schema())
+        for definition in schema.get("$defs", {}).values():
+            definition.pop("description", None)  # a model's docstring; the referring property describes it
         schema["additionalProperties"] = False
         return schema
 
@@ -108,5 +110,5 @@ class NoParams(Params):
     pass
 
 
-LOCAL_COSTS = "Local read; milliseconds."
+LOCAL_COSTS = "Local; ms."
 NO_SIDE_EFFECTS = "None."
