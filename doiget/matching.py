@@ -7,7 +7,8 @@ year, venue (and its acronym: "Proceedings of the National Academy of Sciences" 
 volume, issue, pages, publisher and DOI. A query token is found when the record has it exactly;
 or, for a word of three letters or more, as an abbreviation of a record word ("proc", "natl",
 "acad", "sci" — same first letter, its letters in order); or, for a word of five letters or more,
-as a typo of one (rapidfuzz ``fuzz.ratio`` ≥ 80, counted at that ratio). Numbers match exactly.
+as a typo of one (rapidfuzz ``fuzz.ratio`` ≥ 80, counted at that ratio). Numbers match exactly, or
+as the abbreviated end of a page number ("429-52").
 
 ``score`` = found weight / |C| (1 for a DOI in the citation equal to the work's DOI); candidates under
 0.5 are dropped. ``confidence``: ``exact`` when every query token was found (or the DOI matched),
@@ -98,8 +99,10 @@ def _find(token: str, record: dict[str, str]) -> tuple[float, str | None]:
     """How well ``token`` is found in ``record`` (1, a typo's ratio, or 0) and in which field."""
     if token in record:
         return 1.0, record[token]
-    if token.isdigit():
-        return 0.0, None
+    if token.isdigit():  # an abbreviated end page: "429-52" for 429-452, "E4832-41" for E4832-E4841
+        pages = [w for w, field in record.items() if field == "volume" and len(token) >= 2
+                 and len(w.lstrip("abcdefghijklmnopqrstuvwxyz")) > len(token) and w.endswith(token)]
+        return (1.0, "volume") if pages else (0.0, None)
     words = [w for w in record if not w.isdigit()]
     abbreviated = next((w for w in words if _abbreviates(token, w)), None)
     if abbreviated is not None:

@@ -59,7 +59,7 @@ def test_mcp_import_export_resolve_and_notes(tmp_path):
     assert "network access is disabled" in batch["results"][1]["note"]
     assert note["note"]["anchors"] == [{"page": 430, "quote": "all levels"}]
     assert updated["note"]["tags"] == ["review", "sport"]
-    assert found["count"] == 1 and found["next_offset"] is None
+    assert found["count"] == 1 and found["next_cursor"] is None
     front = yaml.safe_load(exported["markdown"].split("\n---\n")[0].removeprefix("---\n"))
     assert front["entry"] == "doi:10.1177/0193723504268729" and front["tags"] == ["review", "sport"]
     assert {"name": "zotero", "count": 26} in listed["tags"] and listed["collections"] == []

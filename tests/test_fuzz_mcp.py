@@ -70,7 +70,7 @@ def check_envelope(envelope) -> None:
     assert isinstance(envelope, dict) and envelope.get("ok") in (True, False), envelope
     json.dumps(envelope)
     if envelope["ok"] is False:
-        assert set(envelope) == {"ok", "error"}
+        assert set(envelope) in ({"ok", "error"}, {"ok", "ref", "error"})
         assert envelope["error"]["code"] in CODES and isinstance(envelope["error"]["message"], str)
         assert "Traceback" not in envelope["error"]["message"]
 

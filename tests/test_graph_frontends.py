@@ -80,7 +80,7 @@ def test_mcp_graph_tools(tmp_path, https_server, client_ca):
     tools, (expand, related, connect, review, bad) = anyio.run(partial(session_calls, home, calls, **env))
     by_name = {t.name: t for t in tools}
     assert by_name["doiget_expand_citation_graph"].annotations.open_world_hint is True
-    assert by_name["doiget_expand_citation_graph"].annotations.read_only_hint is False
+    assert not by_name["doiget_expand_citation_graph"].annotations.read_only_hint
     assert all(by_name[n].annotations.read_only_hint for n in ("doiget_related", "doiget_connect",
                                                                "doiget_literature_review"))
     assert expand["ok"] and (expand["nodes"], expand["truncated_reason"]) == (5, "max_nodes")

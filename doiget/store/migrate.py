@@ -20,7 +20,7 @@ def _migrations_dir() -> Path:
 
 MIGRATIONS = _migrations_dir()
 # The newest revision; tests check it equals Alembic's head so this cannot drift.
-HEAD = "0002"
+HEAD = "0003"
 
 
 def alembic_config():
@@ -53,7 +53,15 @@ def upgrade(engine: Engine) -> tuple[str | None, str]:
         from alembic import command
 
         config = alembic_config()
-        with engine.begin() as conn:
-            config.attributes["connection"] = conn
-            command.upgrade(config, "head")
+        with engine.connect() as conn:
+            # Table rebuilds (SQLite's ALTER TABLE recipe, and Alembic's batch mode) need foreign-key
+            # enforcement off, which SQLite only lets a connection change outside a transaction.
+            raw = conn.connection.dbapi_connection
+            raw.execute("PRAGMA foreign_keys = OFF")
+            try:
+                with conn.begin():
+                    config.attributes["connection"] = conn
+                    command.upgrade(config, "head")
+            finally:
+                raw.execute("PRAGMA foreign_keys = ON")
     return before, current_revision(engine)
