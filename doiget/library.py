@@ -28,6 +28,7 @@ from doiget.fulltext.pdf import PdfSniff, sniff_pdf
 from doiget.fulltext.tex import read_tex_source
 from doiget.models import Author, ChunkMatch, Entry, SearchHit, TextHit, Work
 from doiget.refs import Ref
+from doiget.sanitize import fts_query_error, query_text
 from doiget.sources import arxiv
 from doiget.sources.base import Http, looks_like_pdf
 from doiget.sources.resolve import resolve as resolve_work
@@ -133,7 +134,7 @@ class Library:
         ``include_fulltext`` also searches the papers' text: each hit carries its best passage, and papers
         matched only inside their text follow the metadata matches."""
         limit = _bounded_int(limit, "limit", 1, 100)
-        match = compile_query(query, ENTRY_FTS_COLUMNS)
+        match = compile_query(query_text(query), ENTRY_FTS_COLUMNS)
         filters = _entry_filters(year_from=year_from, year_to=year_to, tag=tag, collection=collection,
                                  has_pdf=has_pdf)
         clauses, params = entry_store.filter_clauses(**filters)
@@ -150,7 +151,7 @@ class Library:
                 shown = entry_store.summaries(conn, [r.id for r in rows])
         except OperationalError as exc:
             if is_fts_error(exc.orig):
-                raise DoigetError(ErrorCode.INVALID_QUERY, f"cannot search for {query!r}: {exc.orig}") from exc
+                raise fts_query_error(f"search for {query!r}", exc.orig) from exc
             raise
         hits = [SearchHit(id=r.id, score=r.score, snippet=r.snippet, **shown[r.id]) for r in rows]
         return self._with_fulltext(hits, query, limit, filters) if include_fulltext else hits
@@ -394,6 +395,7 @@ class Library:
                      cursor: str | None = "*", per_page: int = 25) -> dict[str, Any]:
         """One page of OpenAlex search results ``{count, next_cursor, results: [Work]}``, with abstracts.
         Saves nothing."""
+        query = query_text(query) if isinstance(query, str) else query
         return pipeline.paper_search(self, query, filters, cursor, per_page)
 
     # ---- full text (doiget/fulltext/) ---------------------------------------------------
@@ -445,7 +447,7 @@ class Library:
         """Passages of the papers' text matching ``query`` ("phrases", prefix*, AND/OR/NOT, heading:term),
         best first by bm25, each naming its paper, section heading, PDF page and character offset."""
         limit = _bounded_int(limit, "limit", 1, 100)
-        match = compile_query(query, fulltext_search.COLUMNS)
+        match = compile_query(query_text(query), fulltext_search.COLUMNS)
         clauses, params = entry_store.filter_clauses(**_entry_filters(
             year_from=year_from, year_to=year_to, tag=tag, collection=collection))
         with self.store.read() as conn:
@@ -680,7 +682,7 @@ class Library:
         the network; the answer then says so in ``note``). Candidates score at least 0.5."""
         from doiget import citation_lookup
 
-        citation = citation_lookup.check(text_)
+        citation = citation_lookup.check(query_text(text_, "citation") if isinstance(text_, str) else text_)
         limit = _bounded_int(limit, "limit", 1, 20)
         http = (lambda: self.http) if self.config.network_enabled else None
         return citation_lookup.resolve(self.store, http, citation, limit)
@@ -750,13 +752,14 @@ class Library:
 
         limit, offset = _bounded_int(limit, "limit", 1, 100), _bounded_int(offset, "offset", 0, 1_000_000)
         tag = _name(tag, "tag") if tag is not None else None
+        keyword = query_text(keyword, "note keyword") if keyword is not None else None
         try:
             with self.store.read() as conn:
                 entry_id = entry_store.require_id(conn, _ref(ref)) if ref is not None else None
                 return notes.search(conn, keyword, entry_id, tag, since, until, limit, offset)
         except OperationalError as exc:
             if is_fts_error(exc.orig):
-                raise DoigetError(ErrorCode.INVALID_QUERY, f"cannot search notes for {keyword!r}: {exc.orig}") from exc
+                raise fts_query_error(f"search notes for {keyword!r}", exc.orig) from exc
             raise
 
     def note_export(self, note_id: int) -> str:
@@ -843,6 +846,7 @@ class Library:
         """Run ONE read-only SQL statement; returns columns, rows and whether rows were cut at ``max_rows``."""
         if not isinstance(query, str) or not query.strip():
             raise DoigetError(ErrorCode.INVALID_QUERY, "empty SQL statement")
+        query = query_text(query, "SQL statement")
         max_rows = _bounded_int(max_rows, "max_rows", 1, MAX_SQL_ROWS)
         try:
             with self.store.readonly().connect() as conn:
