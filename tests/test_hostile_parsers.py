@@ -18,7 +18,7 @@ from doiget.errors import DoigetError, ErrorCode
 from doiget.fulltext import guard
 from doiget.fulltext import index as fulltext_index
 from doiget.fulltext.tex import MAX_INPUTS
-from doiget.sources.base import HttpResponse
+from doiget.net.base import HttpResponse
 
 DEEP = 100_000
 
