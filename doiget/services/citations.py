@@ -8,12 +8,15 @@ from typing import Any
 from sqlalchemy import Connection, bindparam, text
 
 from doiget.matching import Candidate, rank_candidates, tokens
+from doiget import limits
 from doiget.errors import DoigetError, ErrorCode
 from doiget.models import Entry
 from doiget.net import crossref
 from doiget.net.base import Http
 from doiget.store import entries as entry_store
 from doiget.store.fts import compile_query
+from doiget.services.checks import bounded_int
+from doiget.services.session import Session
 from doiget.store.store import Store
 
 MAX_CITATION = 2_000
@@ -90,3 +93,24 @@ def _candidate(candidate: Candidate) -> dict[str, Any]:
             "id": work.id if local else None, "title": work.title, "year": work.year, "venue": work.venue,
             "authors": [a.name for a in work.authors[:MAX_AUTHORS_SHOWN]], "score": candidate.score,
             "confidence": candidate.confidence, "matched": candidate.matched, "in_library": local}
+
+
+def resolve_citation(lib: Session, text_: str, limit: int = 5) -> dict[str, Any]:
+    """Ranked candidate works for one reference string (see :meth:`doiget.Library.resolve_citation`)."""
+    citation = check(text_)
+    limit = bounded_int(limit, "limit", 1, limits.MAX_CITATION_CANDIDATES)
+    http = (lambda: lib.http) if lib.config.network_enabled else None
+    return resolve(lib.store, http, citation, limit)
+
+
+def resolve_citations(lib: Session, texts: list[str], limit: int = 5) -> list[dict[str, Any]]:
+    """:func:`resolve_citation` for up to 50 citations; one that fails carries ``error`` instead."""
+    if not isinstance(texts, list) or not 1 <= len(texts) <= limits.MAX_CITATIONS:
+        raise DoigetError(ErrorCode.INVALID_INPUT, f"give 1 to {limits.MAX_CITATIONS} citations")
+    results = []
+    for citation in texts:
+        try:
+            results.append(resolve_citation(lib, citation, limit))
+        except DoigetError as exc:
+            results.append({"citation": citation, "error": exc.to_dict()})
+    return results

@@ -14,11 +14,16 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 from sqlalchemy import Connection, bindparam, text
+from sqlalchemy.exc import OperationalError
 
+from doiget import limits
 from doiget.errors import DoigetError, ErrorCode
 from doiget.models import Entry
+from doiget.services import checks
+from doiget.services.checks import RefLike
+from doiget.services.session import Session
 from doiget.store import entries as entry_store
-from doiget.store.fts import compile_query
+from doiget.store.fts import compile_query, is_fts_error
 from doiget.store.store import now
 
 MAX_BODY = 100_000
@@ -187,3 +192,66 @@ def _instant(value: str, what: str, *, end_of_day: bool) -> str:
         raise DoigetError(ErrorCode.INVALID_INPUT, f"{what} must be an ISO 8601 date or datetime, "
                           f"e.g. 2024-05-01 or 2024-05-01T10:00:00Z") from None
     return moment.isoformat(timespec="milliseconds")
+
+
+# ---- the façade's note calls --------------------------------------------------------------
+
+def note_create(lib: Session, body_: str, ref: RefLike | None = None, anchors_: list[dict[str, Any]] | None = None,
+                tags: list[str] | None = None, author_: str | None = None) -> dict[str, Any]:
+    """Write a note (see :meth:`doiget.Library.note_create`); returns it."""
+    lib.config.require("write")
+    values = (body(body_), anchors(anchors_ or []), [checks.name(t, "tag") for t in tags or []], author(author_))
+    with lib.store.write() as conn:
+        entry_id = entry_store.require_id(conn, checks.entry_ref(ref)) if ref is not None else None
+        return load(conn, [create(conn, entry_id, *values)])[0]
+
+
+def note_read(lib: Session, note_id: int) -> dict[str, Any]:
+    """One note; NOT_FOUND if there is none with that id."""
+    with lib.store.read() as conn:
+        require(conn, checks.bounded_int(note_id, "note id", 1, limits.MAX_NOTE_ID))
+        return load(conn, [note_id])[0]
+
+
+def note_update(lib: Session, note_id: int, body_: str | None = None, anchors_: list[dict[str, Any]] | None = None,
+                tags: list[str] | None = None) -> dict[str, Any]:
+    """Replace a note's body, anchors or tags (those given); returns the note."""
+    lib.config.require("write")
+    body_ = body(body_) if body_ is not None else None
+    anchors_ = anchors(anchors_) if anchors_ is not None else None
+    tags = [checks.name(t, "tag") for t in tags] if tags is not None else None
+    with lib.store.write() as conn:
+        update(conn, checks.bounded_int(note_id, "note id", 1, limits.MAX_NOTE_ID), body_, anchors_, tags)
+        return load(conn, [note_id])[0]
+
+
+def note_delete(lib: Session, note_id: int) -> dict[str, Any]:
+    """Delete a note."""
+    lib.config.require("write")
+    with lib.store.write() as conn:
+        delete(conn, checks.bounded_int(note_id, "note id", 1, limits.MAX_NOTE_ID))
+    return {"deleted": note_id}
+
+
+def note_search(lib: Session, keyword: str | None = None, ref: RefLike | None = None, tag: str | None = None,
+                since: str | None = None, until: str | None = None, limit: int = 20,
+                offset: int = 0) -> dict[str, Any]:
+    """Notes matching every filter given (see :meth:`doiget.Library.note_search`)."""
+    limit = checks.bounded_int(limit, "limit", 1, limits.MAX_NOTE_HITS)
+    offset = checks.bounded_int(offset, "offset", 0, limits.MAX_NOTE_OFFSET)
+    tag = checks.optional_name(tag, "tag")
+    try:
+        with lib.store.read() as conn:
+            entry_id = entry_store.require_id(conn, checks.entry_ref(ref)) if ref is not None else None
+            return search(conn, keyword, entry_id, tag, since, until, limit, offset)
+    except OperationalError as exc:
+        if is_fts_error(exc.orig):
+            raise DoigetError(ErrorCode.INVALID_QUERY, f"cannot search notes for {keyword!r}: {exc.orig}") from exc
+        raise
+
+
+def note_export(lib: Session, note_id: int) -> str:
+    """A note as Markdown with YAML front matter (returned, never written anywhere)."""
+    from doiget.formats.markdown import note_to_markdown
+
+    return note_to_markdown(note_read(lib, note_id))

@@ -6,7 +6,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from doiget.services.expansion import MAX_NODES, MAX_REQUESTS
-from doiget.library import MAX_GRAPH_SEEDS as MAX_SEEDS
+from doiget.limits import MAX_GRAPH_SEEDS as MAX_SEEDS
 from doiget.mcp.tools.spec import NO_SIDE_EFFECTS, LibraryAccess, Params, RefArg, TagName, ToolSpec
 
 SHOWN_NODES = 50
