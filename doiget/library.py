@@ -163,7 +163,7 @@ class Library:
         """``{ref, entry}`` without downloading any file. The metadata is saved, as by :meth:`resolve`.
         With ``include_oa_location``: ``oa_url`` (best PDF, else landing page; None when closed) and
         ``oa_status`` (gold/green/hybrid/bronze/closed) as Unpaywall states them."""
-        return fetching.metadata_only(self, Ref.parse(ref), include_oa_location)
+        return fetching.metadata_only(self, fetching.upstream_ref(self, ref), include_oa_location)
 
     def fetch(self, ref: Ref | str, dry_run: bool = False, fulltext: bool = True) -> dict[str, Any]:
         """Resolve ``ref``, save it, and store its open-access PDF: ``{ref, entry, oa_status,
@@ -183,7 +183,7 @@ class Library:
     def link(self, ref: Ref | str) -> dict[str, Any]:
         """``{ref, arxiv, identity, refs}``: the identifiers OpenAlex links to ``ref`` (DOI, arXiv
         preprint, PMID, PMCID, OpenAlex id). Saves nothing."""
-        return fetching.link(self, Ref.parse(ref))
+        return fetching.link(self, fetching.upstream_ref(self, ref))
 
     def paper_search(self, query: str | None = None, filters: dict[str, str] | None = None,
                      cursor: str | None = "*", per_page: int = 25) -> dict[str, Any]:

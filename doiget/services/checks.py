@@ -1,7 +1,6 @@
 """Argument checks shared by the services: refs, names, bounded integers and entry filters."""
 from __future__ import annotations
 
-import re
 from typing import Any, Union
 
 from doiget import limits
@@ -9,14 +8,14 @@ from doiget.errors import DoigetError, ErrorCode
 from doiget.refs import Ref
 
 RefLike = Union[Ref, str, int]
-LOCAL_ID = re.compile(r"#\d{1,18}")  # an entry's local id, the name of entries without identifiers
 
 
 def entry_ref(ref: RefLike) -> Ref | int:
-    """A Ref, or the local integer id of ``#<id>`` / an int."""
-    if isinstance(ref, str) and LOCAL_ID.fullmatch(ref.strip()):
-        return int(ref.strip()[1:])
-    return ref if isinstance(ref, int) and not isinstance(ref, bool) else Ref.parse(ref)
+    """A Ref, or the library id that ``#<id>``, a local Ref or an int names."""
+    if isinstance(ref, int) and not isinstance(ref, bool):
+        return ref
+    parsed = Ref.parse(ref, local=True)
+    return parsed if parsed.entry_id is None else parsed.entry_id
 
 
 def name(value: str, what: str) -> str:

@@ -43,15 +43,28 @@ PerRef = Callable[[Ref], dict[str, Any]]
 
 # ---- the façade's fetch calls -------------------------------------------------------------
 
+def upstream_ref(lib: Session, ref: Ref | str) -> Ref:
+    """``ref`` parsed; a local ``#<id>`` becomes the identifier its entry carries (NOT_FOUND when the
+    library lacks the entry, INVALID_REF when the entry has no identifier an upstream source knows)."""
+    parsed = Ref.parse(ref, local=True)
+    if parsed.entry_id is None:
+        return parsed
+    entry = entries.info(lib, parsed.entry_id)
+    if not entry.ids():
+        raise DoigetError(ErrorCode.INVALID_REF, f"{parsed} has no DOI, arXiv id, PMID, PMCID or OpenAlex id "
+                          "to look it up by")
+    return entry.ref
+
+
 def resolve_entry(lib: Session, ref: Ref | str) -> Entry:
     """Authoritative metadata of ``ref``, saved to the library (see :meth:`doiget.Library.resolve`)."""
     lib.config.require("write")
-    return entries.add(lib, resolve(lib.http, Ref.parse(ref)))
+    return entries.add(lib, resolve(lib.http, upstream_ref(lib, ref)))
 
 
 def fetch_entry(lib: Session, ref: Ref | str, dry_run: bool = False, fulltext: bool = True) -> dict[str, Any]:
     """:meth:`doiget.Library.fetch`: the PDF (or the plan, on a dry run), then the structured full text."""
-    ref = Ref.parse(ref)
+    ref = upstream_ref(lib, ref)
     if dry_run:
         return plan(ref, stored(lib, ref))
     result = fetch(lib, ref)
@@ -233,6 +246,13 @@ def plan(ref: Ref, entry: Entry | None) -> dict[str, Any]:
     ``requests`` are the upstream requests the fetch starts with (later ones depend on their
     answers); ``candidates`` the PDF URLs known now (Unpaywall may add more at fetch time).
     """
+    if ref.entry_id is not None:  # a local #<id>: plan by the identifier its entry carries
+        if entry is None:
+            raise DoigetError(ErrorCode.NOT_FOUND, f"{ref} is not in the library")
+        if not entry.ids():
+            raise DoigetError(ErrorCode.INVALID_REF, f"{ref} has no DOI, arXiv id, PMID, PMCID or OpenAlex id "
+                              "to look it up by")
+        ref = entry.ref
     if entry is not None and entry.has_pdf:
         artefact = [a for a in entry.artefacts if a.kind == "pdf"][-1]
         return {"ref": str(ref), "dry_run": True, "entry": entry, "pdf": {"status": "already_present",
@@ -274,7 +294,7 @@ def run_batch(refs: list[Any], one: PerRef, progress: Progress | None = None) ->
     positions: dict[Ref, list[int]] = {}
     for i, raw in enumerate(refs):
         try:
-            positions.setdefault(Ref.parse(raw), []).append(i)
+            positions.setdefault(Ref.parse(raw, local=True), []).append(i)
         except DoigetError as err:
             results[i] = {"input": raw, "ok": False, "error": err.to_dict()}
     done = 0
