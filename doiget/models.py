@@ -123,7 +123,9 @@ class Entry(Work):
     def ref_label(self) -> str:
         """How to name this entry: its canonical ref, or ``#<id>`` for an entry known only by its title
         (an imported PDF without identifiers); the Library accepts both."""
-        return str(self.ref) if self.ids() else f"#{self.id}"
+        from doiget.present import label
+
+        return label(self.ids(), self.id)
 
 
 class SearchHit(BaseModel):

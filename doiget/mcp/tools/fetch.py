@@ -7,7 +7,8 @@ from pydantic import Field
 
 from doiget.services import fetching as pipeline
 from doiget.refs import Ref
-from doiget.mcp.tools.spec import LibraryAccess, Params, RefArg, RefParams, ToolSpec, entry_dict
+from doiget.mcp.tools.spec import LibraryAccess, Params, RefArg, RefParams, ToolSpec
+from doiget.present import batch_json, entry_dict, fetch_json, work_json
 
 DryRun = Annotated[bool, Field(description="return the plan only: no network access, nothing written")]
 
@@ -43,25 +44,6 @@ class PaperSearchParams(Params):
     cursor: Annotated[str | None, Field(max_length=pipeline.MAX_CURSOR,
                                         description="'*' for the first page, then next_cursor")] = "*"
     per_page: Annotated[int, Field(ge=1, le=50)] = 10
-
-
-# ---- result shaping (shared with the CLI) ------------------------------------------------------
-def fetch_json(result: dict[str, Any], brief: bool = False) -> dict[str, Any]:
-    """A fetch or plan result with its entry as JSON (``brief``: ref, title and year only)."""
-    entry = result.get("entry")
-    if entry is not None:
-        entry = ({"ref": str(entry.ref), "title": entry.title, "year": entry.year} if brief
-                 else entry_dict(entry))
-    return {**result, "entry": entry} if "entry" in result else result
-
-
-def batch_json(batch: dict[str, Any]) -> dict[str, Any]:
-    return {"summary": batch["summary"], "results": [fetch_json(r, brief=True) for r in batch["results"]]}
-
-
-def work_json(work) -> dict[str, Any]:
-    data = work.model_dump(mode="json", exclude_none=True, exclude={"references"})
-    return {**data, "references_count": len(work.references)}
 
 
 # ---- handlers -------------------------------------------------------------------------------

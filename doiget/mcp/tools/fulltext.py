@@ -10,8 +10,9 @@ from pydantic import Field
 
 from doiget.errors import DoigetError, ErrorCode
 from doiget.mcp.tools.resources import DEFAULT_MAX_CHARS, MAX_CHARS, metadata_uri, text_uri
+from doiget.present import entry_dict
 from doiget.mcp.tools.spec import (LOCAL_COSTS, NO_SIDE_EFFECTS, LibraryAccess, Params, RefArg, RefParams, TagName,
-                               ToolSpec, Year, entry_dict)
+                               ToolSpec, Year)
 
 MAX_PDF_BYTES = 20 * 1024 * 1024
 MAX_PDF_BASE64 = 4 * -(-MAX_PDF_BYTES // 3)  # base64 length of the largest accepted PDF

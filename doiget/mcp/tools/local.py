@@ -7,8 +7,9 @@ from pydantic import Field
 
 from doiget.net.policy import network_policy
 from doiget.store.health import health_report
+from doiget.present import entry_dict
 from doiget.mcp.tools.spec import (LOCAL_COSTS, NO_SIDE_EFFECTS, LibraryAccess, NoParams, Params, RefArg, RefParams,
-                               TagName, ToolSpec, Year, entry_dict)
+                               TagName, ToolSpec, Year)
 
 # ---- parameter models ---------------------------------------------------------------------
 class SearchLocalParams(Params):

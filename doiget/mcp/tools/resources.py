@@ -14,7 +14,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit
 
 from doiget.errors import DoigetError, ErrorCode
 from doiget.library import Library
-from doiget.mcp.tools.spec import entry_dict
+from doiget.present import entry_dict
 
 DEFAULT_MAX_CHARS = 15000
 MAX_CHARS = 50_000

@@ -75,9 +75,6 @@ class ToolSpec:
                 f"LIMITS: {self.limits}")
 
 
-def entry_dict(entry) -> dict[str, Any]:
-    """An Entry as a compact JSON-able dict (null fields left out) with its canonical ref."""
-    return {**entry.model_dump(mode="json", exclude_none=True), "ref": entry.ref_label}
 
 
 class RefParams(Params):
