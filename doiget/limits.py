@@ -26,3 +26,7 @@ MAX_NOTE_HITS = 100  # notes one note_search() call returns
 MAX_NOTE_OFFSET = 1_000_000
 MAX_NOTE_ID = 2**62
 MAX_PER_PAGE = 200  # OpenAlex results one paper_search() page holds
+MAX_EXPANSION_NODES = 500  # papers one graph expansion reaches
+MAX_EXPANSION_REQUESTS = 100  # OpenAlex requests one graph expansion sends
+MAX_CITATION = 2_000  # characters of one citation string
+MAX_NOTE_BODY = 100_000  # characters of a note

@@ -37,7 +37,6 @@ KNOWN: dict[str, set[str]] = {
     "doiget.fulltext.search": {"SQL"},
     "doiget.mcp.tools.bibliography": {"adapter imports doiget.services.notes"},
     "doiget.mcp.tools.fetch": {"adapter imports doiget.services.fetching"},
-    "doiget.mcp.tools.graph": {"adapter imports doiget.services.expansion"},
     "doiget.mcp.tools.local": {"adapter imports doiget.net.policy", "adapter imports doiget.store.health"},
     "doiget.services.bibliography": {"SQL"},
     "doiget.services.citations": {"SQL"},

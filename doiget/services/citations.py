@@ -19,7 +19,7 @@ from doiget.services.checks import bounded_int
 from doiget.services.session import Session
 from doiget.store.store import Store
 
-MAX_CITATION = 2_000
+MAX_CITATION = limits.MAX_CITATION
 MAX_QUERY_TOKENS = 40
 LOCAL_POOL = 50  # FTS hits re-scored per citation
 MAX_AUTHORS_SHOWN = 10

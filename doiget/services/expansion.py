@@ -15,6 +15,7 @@ from typing import Any
 
 from sqlalchemy import text
 
+from doiget import limits
 from doiget.errors import DoigetError, ErrorCode
 from doiget.refs import Ref
 from doiget.net import openalex
@@ -27,8 +28,8 @@ from doiget.store.store import Store
 DIRECTIONS: dict[str, tuple[Direction, ...]] = {
     "references": ("references",), "cited_by": ("cited_by",), "both": ("references", "cited_by")}
 MAX_DEPTH = 2
-MAX_NODES = 500
-MAX_REQUESTS = 100
+MAX_NODES = limits.MAX_EXPANSION_NODES
+MAX_REQUESTS = limits.MAX_EXPANSION_REQUESTS
 PER_PAGE = 200  # OpenAlex's largest page
 # The OpenAlex filter that lists each direction's neighbours of a work.
 FILTERS: dict[Direction, str] = {"references": "cited_by", "cited_by": "cites"}

@@ -16,6 +16,7 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from typing import Any
 from urllib.parse import urlencode
 
+from doiget import limits
 from doiget.config import Config
 from doiget.errors import DoigetError, ErrorCode
 from doiget.fulltext import alternates
@@ -35,7 +36,7 @@ BATCH_WORKERS = 8  # threads only overlap waits; the process-wide throttle still
 MAX_QUERY = 1000
 MAX_FILTERS = 20
 MAX_CURSOR = 2000
-MAX_PER_PAGE = 200
+MAX_PER_PAGE = limits.MAX_PER_PAGE
 _FILTER_KEY = re.compile(r"^[a-z][a-z0-9_.]{0,99}$")
 Progress = Callable[[int, int, dict[str, Any]], None]
 PerRef = Callable[[Ref], dict[str, Any]]

@@ -26,7 +26,7 @@ from doiget.store import entries as entry_store
 from doiget.store.fts import compile_query, is_fts_error
 from doiget.store.store import now
 
-MAX_BODY = 100_000
+MAX_BODY = limits.MAX_NOTE_BODY
 MAX_ANCHORS = 50
 MAX_QUOTE = 2_000
 MAX_AUTHOR = 200

@@ -5,6 +5,7 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
+from doiget import limits
 from doiget.services import fetching as pipeline
 from doiget.refs import Ref
 from doiget.mcp.tools.spec import LibraryAccess, Params, RefArg, RefParams, ToolSpec
@@ -43,7 +44,7 @@ class PaperSearchParams(Params):
                            "\"authorships.author.id\": \"A5023888391\"}; | means OR"))] = {}
     cursor: Annotated[str | None, Field(max_length=pipeline.MAX_CURSOR,
                                         description="'*' for the first page, then next_cursor")] = "*"
-    per_page: Annotated[int, Field(ge=1, le=50)] = 10
+    per_page: Annotated[int, Field(ge=1, le=limits.MAX_PER_PAGE)] = 10
 
 
 # ---- handlers -------------------------------------------------------------------------------
@@ -139,6 +140,6 @@ FETCH_TOOLS: list[ToolSpec] = [
                      "references_count, ...}]}.",
              costs=NETWORK_COSTS + "; one OpenAlex request per page.",
              side_effects=NETWORK_LOG + "; the library is unchanged (fetch a result to keep it).",
-             limits="At most 50 results per page, 20 filters; filter values without commas.",
+             limits=f"At most {limits.MAX_PER_PAGE} results per page, 20 filters; filter values without commas.",
              params=PaperSearchParams, run=_paper_search, read_only=True, open_world=True),
 ]
