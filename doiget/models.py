@@ -1,7 +1,7 @@
 """Pydantic models shared by every layer: work metadata, library entries, results, envelopes."""
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -61,7 +61,12 @@ class Work(BaseModel):
     oa_status: str | None = None
     oa_url: str | None = None
     cited_by_count: int | None = None
-    references: list[str] = Field(default_factory=list, description="cited works as ref strings, e.g. 'doi:10.1/x'")
+    # Filled by the upstream parsers; adding a work stores them as citation edges. A stored Entry
+    # never carries them (the list is empty): its references are the graph's edges (Library.related,
+    # connect, graph_export).
+    references: list[str] = Field(default_factory=list, description=(
+        "cited works as ref strings, e.g. 'doi:10.1/x', as an upstream source lists them; empty on a stored "
+        "entry, whose references are citation edges (see related, connect, graph_export)"))
     sources: list[str] = Field(default_factory=list, description="which upstream sources contributed")
 
     def ids(self) -> dict[str, str]:
@@ -162,17 +167,6 @@ class TextHit(ChunkMatch):
     ref: str
     title: str | None
     year: int | None
-
-
-class ErrorInfo(BaseModel):
-    code: ErrorCode
-    message: str
-    details: dict[str, Any] | None = None
-
-
-class Failure(BaseModel):
-    ok: Literal[False] = False
-    error: ErrorInfo
 
 
 def ok(**data: Any) -> dict[str, Any]:

@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from sqlalchemy import Connection, text
 
@@ -33,7 +33,6 @@ from doiget.store import organise as organise_store
 from doiget.store.store import Store
 from doiget.text import ascii_fold
 
-ExportFormat = Literal["bibtex", "csl-json", "ris"]
 EXPORT_FORMATS: tuple[str, ...] = ("bibtex", "csl-json", "ris")
 CHUNK_SIZE = 500
 MAX_TAG_LENGTH = 100

@@ -88,7 +88,7 @@ FETCH_TOOLS: list[ToolSpec] = [
              when="You have a DOI/arXiv id/PMID/PMCID/OpenAlex id and want its title, authors, venue, abstract and "
                   "other ids, and to keep it in the library, without downloading the paper.",
              outputs="{ok, entry: {id, ref, doi, arxiv, pmid, pmcid, openalex, title, authors[], year, venue, abstract, "
-                     "oa_status, oa_url, references[], ...}}; NOT_FOUND if no source knows the identifier.",
+                     "oa_status, oa_url, ...}}; NOT_FOUND if no source knows the identifier.",
              costs=NETWORK_COSTS + "; typically 1-2 requests.",
              side_effects="Adds or updates the entry in the library. " + NETWORK_LOG + ".",
              limits="One identifier per call.", params=RefParams, run=_resolve, read_only=False, open_world=True),
