@@ -30,3 +30,4 @@ MAX_EXPANSION_NODES = 500  # papers one graph expansion reaches
 MAX_EXPANSION_REQUESTS = 100  # OpenAlex requests one graph expansion sends
 MAX_CITATION = 2_000  # characters of one citation string
 MAX_NOTE_BODY = 100_000  # characters of a note
+MAX_QUOTE = 2_000  # characters of a note anchor's quote

@@ -1,10 +1,11 @@
 """Pydantic models shared by every layer: work metadata, library entries, results, envelopes."""
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from doiget import limits
 from doiget.errors import DoigetError, ErrorCode
 from doiget.refs import KINDS, Ref
 
@@ -177,3 +178,22 @@ def ok(**data: Any) -> dict[str, Any]:
 def failure(error: DoigetError) -> dict[str, Any]:
     """A failure envelope: ``{"ok": false, "error": {"code", "message"}}``."""
     return {"ok": False, "error": error.to_dict()}
+
+
+class Anchor(BaseModel):
+    """Where in the paper a note points: a page, a character range of the extracted text, a quote."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    page: Annotated[int, Field(ge=1, le=limits.MAX_PDF_PAGE)] | None = None
+    start: Annotated[int, Field(ge=0, le=1_000_000_000)] | None = None
+    end: Annotated[int, Field(ge=0, le=1_000_000_000)] | None = None
+    quote: Annotated[str, Field(min_length=1, max_length=limits.MAX_QUOTE)] | None = None
+
+    @model_validator(mode="after")
+    def _coherent(self) -> Anchor:
+        if self.page is None and self.start is None and self.end is None and self.quote is None:
+            raise ValueError("an anchor needs at least one of page, start, end, quote")
+        if self.start is not None and self.end is not None and self.end < self.start:
+            raise ValueError("anchor end is before its start")
+        return self

@@ -35,14 +35,12 @@ KNOWN: dict[str, set[str]] = {
                          "adapter imports doiget.store.health"},
     "doiget.fulltext.index": {"SQL"},
     "doiget.fulltext.search": {"SQL"},
-    "doiget.mcp.tools.bibliography": {"adapter imports doiget.services.notes"},
     "doiget.mcp.tools.fetch": {"adapter imports doiget.services.fetching"},
     "doiget.mcp.tools.local": {"adapter imports doiget.net.policy", "adapter imports doiget.store.health"},
     "doiget.services.bibliography": {"SQL"},
     "doiget.services.citations": {"SQL"},
     "doiget.services.expansion": {"SQL"},
     "doiget.services.graph": {"SQL"},
-    "doiget.services.notes": {"SQL"},
 }
 
 

@@ -8,7 +8,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from doiget import limits
-from doiget.services.notes import Anchor
+from doiget.models import Anchor
 from doiget.mcp.tools.spec import (
     LOCAL_COSTS,
     NO_SIDE_EFFECTS,
