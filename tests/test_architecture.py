@@ -38,9 +38,6 @@ KNOWN: dict[str, set[str]] = {
     "doiget.mcp.tools.fetch": {"adapter imports doiget.services.fetching"},
     "doiget.mcp.tools.local": {"adapter imports doiget.net.policy", "adapter imports doiget.store.health"},
     "doiget.services.bibliography": {"SQL"},
-    "doiget.services.citations": {"SQL"},
-    "doiget.services.expansion": {"SQL"},
-    "doiget.services.graph": {"SQL"},
 }
 
 

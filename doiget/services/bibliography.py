@@ -30,6 +30,7 @@ from doiget.services.session import Session
 from doiget.store import bulk
 from doiget.store import entries as entry_store
 from doiget.store import organise as organise_store
+from doiget.store import search as search_store
 from doiget.store.store import Store
 from doiget.text import ascii_fold
 
@@ -57,15 +58,7 @@ def render(works: Sequence[Work], format: str) -> str | list[dict[str, Any]]:
 def select_ids(conn: Connection, candidates: list[int] | None, tag: str | None, collection: str | None) -> list[int]:
     """Ids of the non-stub entries among ``candidates`` (every entry if None) that carry ``tag`` and
     belong to ``collection``; in ``candidates`` order, else oldest first."""
-    clauses, params = ["e.is_stub = 0"], {"tag": tag, "collection": collection}
-    if tag is not None:
-        clauses.append("e.id IN (SELECT et.entry_id FROM entry_tags et JOIN tags t ON t.id = et.tag_id "
-                       "WHERE t.name = :tag)")
-    if collection is not None:
-        clauses.append("e.id IN (SELECT ce.entry_id FROM collection_entries ce JOIN collections c "
-                       "ON c.id = ce.collection_id WHERE c.name = :collection)")
-    ids = conn.execute(text(f"SELECT e.id FROM entries e WHERE {' AND '.join(clauses)} ORDER BY e.id"),
-                       params).scalars().all()
+    ids = search_store.entry_ids(conn, {"tag": tag, "collection": collection}, stubs=False)
     if candidates is None:
         return list(ids)
     found = set(ids)

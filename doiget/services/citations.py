@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from sqlalchemy import Connection, bindparam, text
+from sqlalchemy import Connection
 
 from doiget.matching import Candidate, rank_candidates, tokens
 from doiget import limits
@@ -14,6 +14,7 @@ from doiget.models import Entry
 from doiget.net import crossref
 from doiget.net.base import Http
 from doiget.store import entries as entry_store
+from doiget.store import search as search_store
 from doiget.store.fts import compile_query
 from doiget.services.checks import bounded_int
 from doiget.services.session import Session
@@ -68,18 +69,11 @@ def resolve(store: Store, http: Callable[[], Http] | None, citation: str, limit:
 def _local_pool(conn: Connection, citation: str) -> list[Entry]:
     words = list(dict.fromkeys(tokens(citation)))[:MAX_QUERY_TOKENS]
     match = compile_query(" OR ".join(words), ())
-    ids = conn.execute(text("SELECT e.id FROM entries_fts JOIN entries e ON e.id = entries_fts.rowid "
-                            "WHERE entries_fts MATCH :m AND e.is_stub = 0 ORDER BY bm25(entries_fts) LIMIT :n"),
-                       {"m": match, "n": LOCAL_POOL}).scalars().all()
-    return entry_store.load(conn, ids)
+    return entry_store.load(conn, search_store.local_pool(conn, match, LOCAL_POOL))
 
 
 def _held(conn: Connection, dois: list[str]) -> dict[str, Entry]:
-    if not dois:
-        return {}
-    ids = conn.execute(text("SELECT id FROM entries WHERE doi IN :d AND is_stub = 0").bindparams(
-        bindparam("d", expanding=True)), {"d": dois}).scalars().all()
-    return {entry.doi: entry for entry in entry_store.load(conn, ids)}
+    return {entry.doi: entry for entry in entry_store.load(conn, search_store.ids_by_doi(conn, dois))}
 
 
 def _answer(citation: str, candidates: list[Candidate], source: str) -> dict[str, Any]:

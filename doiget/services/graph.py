@@ -8,7 +8,7 @@ from contextlib import contextmanager
 from typing import Any
 
 import networkx as nx
-from sqlalchemy import Connection, text
+from sqlalchemy import Connection
 
 from doiget import ranking as graph
 from doiget import limits
@@ -16,6 +16,7 @@ from doiget.errors import DoigetError, ErrorCode
 from doiget.services import checks
 from doiget.services.session import Session
 from doiget.store import entries as entry_store
+from doiget.store import search as search_store
 from doiget.store import citations as citation_store
 from doiget.store.store import Store
 
@@ -57,12 +58,9 @@ def summary(G: nx.DiGraph, node: int) -> dict[str, Any]:
 def seed_ids(conn: Connection, ids: Iterable[int], tag: str | None = None, collection: str | None = None) -> list[int]:
     """``ids`` plus the entries carrying ``tag`` or in ``collection``, once each; INVALID_INPUT if none."""
     seeds = list(ids)
-    for sql, name in (("SELECT et.entry_id FROM entry_tags et JOIN tags t ON t.id = et.tag_id WHERE t.name = :n "
-                       "ORDER BY et.entry_id", tag),
-                      ("SELECT ce.entry_id FROM collection_entries ce JOIN collections c ON c.id = ce.collection_id "
-                       "WHERE c.name = :n ORDER BY ce.entry_id", collection)):
+    for key, name in (("tag", tag), ("collection", collection)):
         if name is not None:
-            seeds += conn.execute(text(sql), {"n": name}).scalars()
+            seeds += search_store.entry_ids(conn, {key: name})
     seeds = list(dict.fromkeys(seeds))
     if not seeds:
         raise DoigetError(ErrorCode.INVALID_INPUT, "no seed papers: give refs, or a tag or collection that has entries")
