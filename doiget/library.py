@@ -23,6 +23,16 @@ def open_library(home: str | os.PathLike[str] | None = None) -> "Library":
     return Library(load_config(home))
 
 
+def health_report(config: Config) -> dict[str, Any]:
+    """Health of the library ``config`` names, without opening (or creating) it."""
+    return admin.health_report(config)
+
+
+def network_policy() -> dict[str, Any]:
+    """The network rules a library's HTTP client applies in this process (no secrets)."""
+    return admin.network_policy()
+
+
 class Library:
     """A personal paper library on disk. Methods raise :class:`doiget.DoigetError` on failure."""
 

@@ -11,7 +11,7 @@ from doiget.cli.common import (render_entries, render_entry, render_hits, render
                                open_lib)
 from doiget.config import load_config
 from doiget.present import entry_dict
-from doiget.store.health import health_report
+from doiget.library import health_report
 
 def cmd_info(args):
     with open_lib(args) as lib:

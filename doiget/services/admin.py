@@ -5,18 +5,30 @@ import time
 from typing import Any
 
 from doiget import limits
+from doiget.config import Config
 from doiget.errors import DoigetError, ErrorCode
 from doiget.services.checks import bounded_int
 from doiget.services.session import Session
 from doiget.store import adhoc
 from doiget.store import artefacts as artefact_store
-from doiget.store.health import health_report
+from doiget.net import policy
+from doiget.store import health as store_health
 from doiget.store.netlog import expire_cache
 
 
 def health(lib: Session) -> dict[str, Any]:
     """Store location, schema revision, counts and integrity of this library."""
-    return health_report(lib.config)
+    return store_health.health_report(lib.config)
+
+
+def health_report(config: Config) -> dict[str, Any]:
+    """Health of the library ``config`` names, without opening (or creating) it."""
+    return store_health.health_report(config)
+
+
+def network_policy() -> dict[str, Any]:
+    """The network rules a default HTTP client applies in this process (no secrets)."""
+    return policy.network_policy()
 
 
 def sql(lib: Session, query: str, max_rows: int = 1000) -> dict[str, Any]:

@@ -6,8 +6,7 @@ from typing import Annotated, Any
 from pydantic import Field
 
 from doiget import limits
-from doiget.net.policy import network_policy
-from doiget.store.health import health_report
+from doiget.library import health_report, network_policy
 from doiget.present import entry_dict
 from doiget.mcp.tools.spec import (LOCAL_COSTS, NO_SIDE_EFFECTS, LibraryAccess, NoParams, Params, RefArg, RefParams,
                                TagName, ToolSpec, Year)
