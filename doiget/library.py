@@ -15,6 +15,7 @@ from doiget.net.base import Download, Http
 from doiget.refs import Ref
 from doiget.services import admin, artefacts, entries, fetching, organise, reading
 from doiget.services.checks import RefLike
+from doiget.store import deadline
 from doiget.store.store import Store
 
 
@@ -38,7 +39,7 @@ class Library:
 
     def __init__(self, config: Config, *, http: Http | None = None, no_cache: bool = False) -> None:
         self.config = config
-        self.store = Store(config.home)
+        self.store = Store(config.home, query_seconds=deadline.configured_seconds(config.extra))
         self._http = http
         self._no_cache = no_cache
         self._http_lock = threading.Lock()
@@ -358,5 +359,7 @@ class Library:
         return admin.health(self)
 
     def sql(self, query: str, max_rows: int = 1000) -> dict[str, Any]:
-        """Run ONE read-only SQL statement; returns columns, rows and whether rows were cut at ``max_rows``."""
+        """Run ONE read-only SQL statement; returns columns, rows and whether rows were cut at ``max_rows``
+        (or at :data:`doiget.limits.MAX_SQL_CHARS` characters of values). QUERY_TIMEOUT after
+        ``query_time_limit`` seconds (config.toml, default 5)."""
         return admin.sql(self, query, max_rows)

@@ -31,3 +31,4 @@ MAX_EXPANSION_REQUESTS = 100  # OpenAlex requests one graph expansion sends
 MAX_CITATION = 2_000  # characters of one citation string
 MAX_NOTE_BODY = 100_000  # characters of a note
 MAX_QUOTE = 2_000  # characters of a note anchor's quote
+MAX_SQL_CHARS = 20_000_000  # characters of values across the rows one sql() call returns

@@ -7,6 +7,7 @@ from typing import Any
 from doiget import limits
 from doiget.config import Config
 from doiget.errors import DoigetError, ErrorCode
+from doiget.sanitize import query_text
 from doiget.services.checks import bounded_int
 from doiget.services.session import Session
 from doiget.store import adhoc
@@ -35,6 +36,7 @@ def sql(lib: Session, query: str, max_rows: int = 1000) -> dict[str, Any]:
     """Run ONE read-only SQL statement; returns columns, rows and whether rows were cut at ``max_rows``."""
     if not isinstance(query, str) or not query.strip():
         raise DoigetError(ErrorCode.INVALID_QUERY, "empty SQL statement")
+    query = query_text(query, "SQL statement")
     max_rows = bounded_int(max_rows, "max_rows", 1, limits.MAX_SQL_ROWS)
     return adhoc.run_readonly(lib.store, query, max_rows)
 

@@ -16,6 +16,7 @@ from doiget.net.base import Http
 from doiget.store import entries as entry_store
 from doiget.store import search as search_store
 from doiget.store.fts import compile_query
+from doiget.sanitize import query_text
 from doiget.services.checks import bounded_int
 from doiget.services.session import Session
 from doiget.store.store import Store
@@ -91,7 +92,7 @@ def _candidate(candidate: Candidate) -> dict[str, Any]:
 
 def resolve_citation(lib: Session, text_: str, limit: int = 5) -> dict[str, Any]:
     """Ranked candidate works for one reference string (see :meth:`doiget.Library.resolve_citation`)."""
-    citation = check(text_)
+    citation = check(query_text(text_, "citation") if isinstance(text_, str) else text_)
     limit = bounded_int(limit, "limit", 1, limits.MAX_CITATION_CANDIDATES)
     http = (lambda: lib.http) if lib.config.network_enabled else None
     return resolve(lib.store, http, citation, limit)

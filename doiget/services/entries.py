@@ -6,10 +6,10 @@ from typing import Any
 from sqlalchemy.exc import OperationalError
 
 from doiget import limits
-from doiget.errors import DoigetError, ErrorCode
 from doiget.fulltext import search as fulltext_search
 from doiget.models import ChunkMatch, Entry, SearchHit, Work
 from doiget.services.checks import RefLike, bounded_int, entry_filters, entry_ref, name
+from doiget.sanitize import fts_query_error, query_text
 from doiget.services.session import Session
 from doiget.store import artefacts as artefact_store
 from doiget.store import citations as citation_store
@@ -50,15 +50,15 @@ def search(lib: Session, query: str, limit: int = 20, *, year_from: int | None =
            include_fulltext: bool = False) -> list[SearchHit]:
     """Entries matching ``query``, best first by bm25 (see :meth:`doiget.Library.search`)."""
     limit = bounded_int(limit, "limit", 1, limits.MAX_SEARCH_HITS)
-    match = compile_query(query, search_store.ENTRY_FTS_COLUMNS)
+    match = compile_query(query_text(query), search_store.ENTRY_FTS_COLUMNS)
     filters = entry_filters(year_from=year_from, year_to=year_to, tag=tag, collection=collection, has_pdf=has_pdf)
     try:
-        with lib.store.read() as conn:
+        with lib.store.query("the search") as conn:
             rows = search_store.search_entries(conn, match, limit, filters)
             shown = entry_store.summaries(conn, [r.id for r in rows])
     except OperationalError as exc:
         if is_fts_error(exc.orig):
-            raise DoigetError(ErrorCode.INVALID_QUERY, f"cannot search for {query!r}: {exc.orig}") from exc
+            raise fts_query_error(f"search for {query!r}", exc.orig) from exc
         raise
     hits = [SearchHit(id=r.id, score=r.score, snippet=r.snippet, **shown[r.id]) for r in rows]
     return _with_fulltext(lib, hits, query, limit, filters) if include_fulltext else hits
@@ -68,7 +68,7 @@ def _with_fulltext(lib: Session, hits: list[SearchHit], query: str, limit: int,
                    filters: dict[str, Any]) -> list[SearchHit]:
     """``hits`` each with their best passage, then the papers that match only inside their text."""
     clauses, params = entry_store.filter_clauses(**filters)
-    with lib.store.read() as conn:
+    with lib.store.query("the full-text search") as conn:
         passages = fulltext_search.search_chunks(conn, compile_query(query, fulltext_search.COLUMNS), limit,
                                                  clauses, params, best_per_entry=True)
         found = {hit.id for hit in hits}

@@ -26,6 +26,7 @@ from doiget.refs import Ref
 from doiget.net import arxiv, openalex
 from doiget.net.base import HttpResponse
 from doiget.net.resolve import Candidate, oa_location, oa_plan, resolve
+from doiget.sanitize import query_text
 from doiget.services import artefacts, entries
 from doiget.services.session import Session
 from doiget.store.store import DB_NAME
@@ -352,6 +353,7 @@ def paper_search(lib: Session, query: str | None, filters: dict[str, str] | None
                  per_page: int) -> dict[str, Any]:
     """One page of OpenAlex works for ``query`` and ``filters`` (``{"publication_year": "2020"}``),
     abstracts rebuilt; pass ``next_cursor`` back as ``cursor`` for the next page."""
+    query = query_text(query) if isinstance(query, str) else query
     query = _search_query(query)
     filters = _search_filters(filters)
     if query is None and not filters:

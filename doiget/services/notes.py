@@ -13,6 +13,7 @@ from sqlalchemy.exc import OperationalError
 from doiget import limits
 from doiget.errors import DoigetError, ErrorCode
 from doiget.models import Anchor
+from doiget.sanitize import fts_query_error, query_text
 from doiget.services import checks
 from doiget.services.checks import RefLike
 from doiget.services.session import Session
@@ -112,15 +113,16 @@ def note_search(lib: Session, keyword: str | None = None, ref: RefLike | None = 
     limit = checks.bounded_int(limit, "limit", 1, limits.MAX_NOTE_HITS)
     offset = checks.bounded_int(offset, "offset", 0, limits.MAX_NOTE_OFFSET)
     tag = checks.optional_name(tag, "tag")
+    keyword = query_text(keyword, "note keyword") if keyword is not None else None
     try:
-        with lib.store.read() as conn:
+        with lib.store.query("the note search") as conn:
             entry_id = entry_store.require_id(conn, checks.entry_ref(ref)) if ref is not None else None
             since = None if since is None else _instant(since, "since", end_of_day=False)
             until = None if until is None else _instant(until, "until", end_of_day=True)
             return note_store.search(conn, keyword, entry_id, tag, since, until, limit, offset)
     except OperationalError as exc:
         if is_fts_error(exc.orig):
-            raise DoigetError(ErrorCode.INVALID_QUERY, f"cannot search notes for {keyword!r}: {exc.orig}") from exc
+            raise fts_query_error(f"search notes for {keyword!r}", exc.orig) from exc
         raise
 
 

@@ -16,6 +16,7 @@ from doiget.fulltext.tex import read_tex_source
 from doiget.models import TextHit
 from doiget.net import arxiv
 from doiget.refs import Ref
+from doiget.sanitize import query_text
 from doiget.services import artefacts, entries
 from doiget.services.checks import RefLike, bounded_int, entry_filters, entry_ref
 from doiget.services.session import Session
@@ -69,9 +70,9 @@ def search_text(lib: Session, query: str, limit: int = 20, *, ref: RefLike | Non
                 year_to: int | None = None) -> list[TextHit]:
     """Passages of the papers' text matching ``query`` (see :meth:`doiget.Library.search_text`)."""
     limit = bounded_int(limit, "limit", 1, limits.MAX_SEARCH_HITS)
-    match = compile_query(query, fulltext_search.COLUMNS)
+    match = compile_query(query_text(query), fulltext_search.COLUMNS)
     filters = entry_filters(year_from=year_from, year_to=year_to, tag=tag, collection=collection)
-    with lib.store.read() as conn:
+    with lib.store.query("the full-text search") as conn:
         entry_id = None if ref is None else entry_store.require_id(conn, entry_ref(ref))
         clauses, params = entry_store.filter_clauses(**filters, entry_id=entry_id)
         return fulltext_search.search_chunks(conn, match, limit, clauses, params)

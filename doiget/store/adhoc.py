@@ -5,24 +5,26 @@ from typing import Any
 
 from sqlalchemy.exc import DBAPIError
 
+from doiget import limits
 from doiget.errors import DoigetError, ErrorCode
+from doiget.store import deadline
 from doiget.store.store import Store
 
 
 def run_readonly(store: Store, query: str, max_rows: int) -> dict[str, Any]:
-    """``{columns, rows, truncated}`` of ONE read-only statement; READ_ONLY or INVALID_QUERY on failure."""
+    """``{columns, rows, truncated}`` of ONE read-only statement, under the store's query time limit;
+    READ_ONLY, INVALID_QUERY or QUERY_TIMEOUT on failure."""
     try:
-        with store.readonly().connect() as conn:
+        with store.readonly().connect() as conn, \
+                deadline.time_limit(conn, store.query_seconds, "the SQL statement", cap_values=True):
             result = conn.exec_driver_sql(query)
             if not result.returns_rows:
                 return {"columns": [], "rows": [], "truncated": False}
             columns = list(result.keys())
-            rows = [list(row) for row in result.fetchmany(max_rows + 1)]
+            rows, truncated = _capped_rows(result, max_rows)
     except DBAPIError as exc:
         raise _sql_error(exc) from exc
-    truncated = len(rows) > max_rows
-    return {"columns": columns, "rows": [[_jsonable(v) for v in r] for r in rows[:max_rows]],
-            "truncated": truncated}
+    return {"columns": columns, "rows": rows, "truncated": truncated}
 
 
 def _sql_error(exc: DBAPIError) -> DoigetError:
@@ -31,6 +33,18 @@ def _sql_error(exc: DBAPIError) -> DoigetError:
     if "readonly" in lowered or "read-only" in lowered or "not authorized" in lowered or "query_only" in lowered:
         return DoigetError(ErrorCode.READ_ONLY, f"the SQL interface is read-only: {message}")
     return DoigetError(ErrorCode.INVALID_QUERY, f"SQL error: {message}")
+
+
+def _capped_rows(result: Any, max_rows: int) -> tuple[list[list[Any]], bool]:
+    """At most ``max_rows`` rows and ``limits.MAX_SQL_CHARS`` characters of values; whether rows were cut."""
+    rows, chars = [], 0
+    for row in result:
+        values = [_jsonable(v) for v in row]
+        chars += sum(len(v) if isinstance(v, str) else 8 for v in values)
+        if len(rows) == max_rows or chars > limits.MAX_SQL_CHARS:
+            return rows, True
+        rows.append(values)
+    return rows, False
 
 
 def _jsonable(value: Any) -> Any:
