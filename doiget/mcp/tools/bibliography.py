@@ -7,8 +7,9 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from doiget.services.notes import MAX_BODY, Anchor
+from doiget import limits
 from doiget.mcp.tools.paging import Cursor, decode, encode, fitting, page, scope_of
+from doiget.models import Anchor
 from doiget.mcp.tools.spec import (
     LOCAL_COSTS,
     NO_SIDE_EFFECTS,
@@ -26,7 +27,7 @@ MAX_FETCHABLE = 1000
 MAX_EXPORT_PAGE = 500
 # Every record of these exports starts a line this way, and no other line does.
 _RECORD_START = {"bibtex": re.compile(r"^@", re.MULTILINE), "ris": re.compile(r"^TY  - ", re.MULTILINE)}
-Citation = Annotated[str, Field(min_length=1, max_length=2000, description="as printed")]
+Citation = Annotated[str, Field(min_length=1, max_length=limits.MAX_CITATION, description="as printed")]
 NoteId = Annotated[int, Field(ge=1)]
 IsoDate = Annotated[str, Field(min_length=10, max_length=40, description="ISO 8601 date")]
 
@@ -50,17 +51,17 @@ class ImportParams(Params):
 
 class ResolveParams(Params):
     citation: Citation
-    limit: Annotated[int, Field(ge=1, le=20)] = 5
+    limit: Annotated[int, Field(ge=1, le=limits.MAX_CITATION_CANDIDATES)] = 5
 
 
 class BatchResolveParams(Params):
-    citations: Annotated[list[Citation], Field(min_length=1, max_length=50)]
-    limit: Annotated[int, Field(ge=1, le=20, description="candidates per citation")] = 3
+    citations: Annotated[list[Citation], Field(min_length=1, max_length=limits.MAX_CITATIONS)]
+    limit: Annotated[int, Field(ge=1, le=limits.MAX_CITATION_CANDIDATES, description="candidates per citation")] = 3
 
 
 NoteTags = Annotated[list[TagName], Field(max_length=50)]
 Anchors = Annotated[list[Anchor], Field(max_length=50, description="page, start/end text offsets, quote")]
-NoteBody = Annotated[str, Field(min_length=1, max_length=MAX_BODY, description="Markdown text")]
+NoteBody = Annotated[str, Field(min_length=1, max_length=limits.MAX_NOTE_BODY, description="Markdown text")]
 
 
 class NoteCreateParams(Params):
@@ -88,7 +89,7 @@ class NoteSearchParams(Params):
     tag: TagName | None = None
     since: IsoDate | None = None
     until: IsoDate | None = None
-    limit: Annotated[int, Field(ge=1, le=100, description="notes per page")] = 20
+    limit: Annotated[int, Field(ge=1, le=limits.MAX_NOTE_HITS, description="notes per page")] = 20
     cursor: Cursor = None
 
 
@@ -204,7 +205,7 @@ BIBLIOGRAPHY_TOOLS: list[ToolSpec] = [
              outputs=("{ok, citation, answered_from, candidates[{doi, ref, title, year, authors, score (share of "
                       "tokens found), confidence exact/probable/weak, matched, in_library}]}."),
              costs="Library first; one Crossref query unless it holds an exact or probable match.",
-             side_effects="None: read-only; nothing stored or logged.",
+             side_effects="None: nothing stored or logged.",
              limits="2000 characters; 20 candidates; offline: library only.",
              params=ResolveParams, run=_resolve, read_only=True, open_world=True, offline_ok=True),
     ToolSpec("doiget_batch_resolve_citations", "Resolve citations",

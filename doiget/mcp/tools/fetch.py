@@ -5,10 +5,12 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
+from doiget import limits
 from doiget.services import fetching as pipeline
 from doiget.refs import Ref
 from doiget.mcp.tools import shapes
-from doiget.mcp.tools.spec import LibraryAccess, Params, RefArg, RefParams, ToolSpec, entry_dict
+from doiget.mcp.tools.spec import LibraryAccess, Params, RefArg, RefParams, ToolSpec
+from doiget.present import entry_dict, fetch_json, work_json
 
 DryRun = Annotated[bool, Field(description="plan only: nothing sent or written")]
 
@@ -41,35 +43,16 @@ class PaperSearchParams(Params):
                        Field(max_length=pipeline.MAX_FILTERS, description="OpenAlex filters, e.g. {\"publication_year\": \"2020\"}; | is OR")] = {}
     cursor: Annotated[str | None, Field(max_length=pipeline.MAX_CURSOR,
                                         description="'*' for the first page, then next_cursor")] = "*"
-    per_page: Annotated[int, Field(ge=1, le=50)] = 10
-
-
-# ---- result shaping (shared with the CLI) ------------------------------------------------------
-def fetch_json(result: dict[str, Any], brief: bool = False) -> dict[str, Any]:
-    """A fetch or plan result with its entry as JSON (``brief``: ref, title and year only)."""
-    entry = result.get("entry")
-    if entry is not None:
-        entry = ({"ref": str(entry.ref), "title": entry.title, "year": entry.year} if brief
-                 else entry_dict(entry))
-    return {**result, "entry": entry} if "entry" in result else result
-
-
-def batch_json(batch: dict[str, Any]) -> dict[str, Any]:
-    return {"summary": batch["summary"], "results": [fetch_json(r, brief=True) for r in batch["results"]]}
+    per_page: Annotated[int, Field(ge=1, le=limits.MAX_PER_PAGE)] = 10
 
 
 def _batch_rows(batch: dict[str, Any]) -> dict[str, Any]:
-    """batch_json with each row in the seed spec's shape (shaped from the full entry, then made brief)."""
+    """A batch with each row in the seed spec's shape (shaped from the full entry, then made brief)."""
     rows = []
     for row in batch["results"]:
         shaped = shapes.batch_row(fetch_json(row))
         rows.append({**shaped, "entry": fetch_json(row, brief=True)["entry"]} if "entry" in shaped else shaped)
     return {"summary": batch["summary"], "results": rows}
-
-
-def work_json(work) -> dict[str, Any]:
-    data = work.model_dump(mode="json", exclude_none=True, exclude={"references"})
-    return {**data, "references_count": len(work.references)}
 
 
 # ---- handlers -------------------------------------------------------------------------------
@@ -107,7 +90,7 @@ def _paper_search(lib: LibraryAccess, p: PaperSearchParams) -> dict[str, Any]:
 NETWORK_COSTS = "Network (5/s, cached 7 days)"
 NETWORK_LOG = "Logs requests, caches answers"
 REFRESH = "Adds or refreshes the entry: upstream values overwrite stored fields (destructive)"
-LOOKUP = "None: nothing stored or logged (cached answers are read)"
+LOOKUP = "None: nothing stored or logged"
 PDF_STATUSES = "fetched / already_present / no_oa_url / blocked / failed"
 
 FETCH_TOOLS: list[ToolSpec] = [
@@ -162,6 +145,6 @@ FETCH_TOOLS: list[ToolSpec] = [
                       "abstract, ...}]}."),
              costs=NETWORK_COSTS,
              side_effects=LOOKUP + ".",
-             limits="50 per page, 20 filters; no commas in values.",
+             limits=f"{limits.MAX_PER_PAGE} per page, 20 filters, no commas.",
              params=PaperSearchParams, run=_paper_search, read_only=True, open_world=True),
 ]

@@ -8,16 +8,18 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
+from doiget import limits
 from doiget.errors import DoigetError, ErrorCode
 from doiget.mcp.tools.paging import MAX_WINDOW, Cursor, decode, page, scope_of, window_size
 from doiget.mcp.tools.resources import DEFAULT_MAX_CHARS, MAX_CHARS, metadata_uri, text_uri
+from doiget.present import entry_dict
 from doiget.mcp.tools.spec import (LOCAL_COSTS, NO_SIDE_EFFECTS, LibraryAccess, Params, RefArg, RefParams, TagName,
-                               ToolSpec, Year, entry_dict)
+                               ToolSpec, Year)
 
-MAX_PDF_BYTES = 20 * 1024 * 1024
+MAX_PDF_BYTES = limits.MAX_PDF_BYTES
 MAX_PDF_BASE64 = 4 * -(-MAX_PDF_BYTES // 3)  # base64 length of the largest accepted PDF
 MaxChars = Annotated[int, Field(ge=1, le=MAX_CHARS, description="at most this many characters of text")]
-Offset = Annotated[int, Field(ge=0, le=2**53, description="a next_offset")]
+Offset = Annotated[int, Field(ge=0, le=limits.MAX_OFFSET, description="a next_offset")]
 
 
 class PaperTextParams(Params):
@@ -27,12 +29,12 @@ class PaperTextParams(Params):
         json_schema_extra={"maxLength": 4})] = "auto"
     offset: Offset = 0
     max_chars: MaxChars = DEFAULT_MAX_CHARS
-    page: Annotated[int | None, Field(ge=1, le=100_000, description="PDF page (instead of offset)")] = None
+    page: Annotated[int | None, Field(ge=1, le=limits.MAX_PDF_PAGE, description="PDF page (instead of offset)")] = None
 
 
 class SearchFulltextParams(Params):
     query: Annotated[str, Field(min_length=1, max_length=1000, description='words, "phrase", prefix*, AND/OR/NOT, heading:term')]
-    limit: Annotated[int, Field(ge=1, le=100, description="hits per page")] = 10
+    limit: Annotated[int, Field(ge=1, le=limits.MAX_SEARCH_HITS, description="hits per page")] = 10
     cursor: Cursor = None
     ref: Annotated[str | None, Field(max_length=1000, description="only inside this paper")] = None
     tag: TagName | None = None

@@ -5,8 +5,10 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from doiget.services.expansion import MAX_NODES, MAX_REQUESTS
-from doiget.library import MAX_GRAPH_SEEDS as MAX_SEEDS
+from doiget import limits
+from doiget.limits import MAX_EXPANSION_NODES as MAX_NODES
+from doiget.limits import MAX_EXPANSION_REQUESTS as MAX_REQUESTS
+from doiget.limits import MAX_GRAPH_SEEDS as MAX_SEEDS
 from doiget.mcp.tools.paging import MAX_WINDOW, Cursor, decode, page, scope_of, window_size
 from doiget.mcp.tools.spec import NO_SIDE_EFFECTS, LibraryAccess, Params, RefArg, TagName, ToolSpec
 
@@ -44,7 +46,7 @@ class RelatedParams(Params):
 class ConnectParams(Params):
     from_ref: RefArg
     to_ref: RefArg
-    max_paths: Annotated[int, Field(ge=1, le=20)] = 5
+    max_paths: Annotated[int, Field(ge=1, le=limits.MAX_PATHS)] = 5
 
 
 class ReviewParams(Params):
@@ -52,7 +54,7 @@ class ReviewParams(Params):
     tag: TagName | None = Field(default=None, description="also seed with every paper carrying this tag")
     collection: TagName | None = Field(default=None, description="also seed with every paper of this collection")
     sections: Annotated[list[Section], Field(max_length=6, description="default: all six")] = []
-    limit: Annotated[int, Field(ge=1, le=50, description="items per section")] = 10
+    limit: Annotated[int, Field(ge=1, le=limits.MAX_REVIEW_ITEMS, description="items per section")] = 10
 
 
 def _expand(lib: LibraryAccess, p: ExpandParams) -> dict[str, Any]:
@@ -112,6 +114,6 @@ GRAPH_TOOLS: list[ToolSpec] = [
              when="Starting a literature review from papers, a tag or a collection.",
              outputs=f"{{ok, seeds, sections: {{name: {{items[]}} or {{error, partial}}}}, partial, heuristic: true, note}}.",
              costs=GRAPH_COSTS, side_effects=NO_SIDE_EFFECTS,
-             limits=f"Seeds <= {MAX_SEEDS}; <= 50 items per section. {HEURISTIC}",
+             limits=f"Seeds <= {MAX_SEEDS}; <= {limits.MAX_REVIEW_ITEMS} items per section. {HEURISTIC}",
              params=ReviewParams, run=_review, read_only=True),
 ]

@@ -7,17 +7,18 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
-from doiget import __version__
-from doiget.net.policy import network_policy
-from doiget.store.health import health_report
+from doiget import __version__, limits
+from doiget.library import health_report, network_policy
 from doiget.mcp.tools.paging import MAX_WINDOW, Cursor, decode, page, scope_of, window_size
+from doiget.present import entry_dict
 from doiget.mcp.tools.spec import (LOCAL_COSTS, NO_SIDE_EFFECTS, LibraryAccess, NoParams, Params, RefArg, RefParams,
-                               TagName, ToolSpec, Year, entry_dict)
+                               TagName, ToolSpec, Year)
 
 # ---- parameter models ---------------------------------------------------------------------
 class SearchLocalParams(Params):
-    query: Annotated[str, Field(min_length=1, max_length=1000, description='words, "phrase", prefix*, AND/OR/NOT, column:term (title, authors, venue, year, tags, ...)')]
-    limit: Annotated[int, Field(ge=1, le=100, description="hits per page")] = 10
+    query: Annotated[str, Field(min_length=1, max_length=1000, description='words, "phrase", prefix*, AND/OR/NOT, '
+                                                                       'column:term (title, authors, venue, year, tags, ...)')]
+    limit: Annotated[int, Field(ge=1, le=limits.MAX_SEARCH_HITS, description="hits per page")] = 10
     cursor: Cursor = None
     year_from: Year | None = None
     year_to: Year | None = None
@@ -28,7 +29,7 @@ class SearchLocalParams(Params):
 
 
 class RecentParams(Params):
-    n: Annotated[int, Field(ge=1, le=100, description="entries per page")] = 10
+    n: Annotated[int, Field(ge=1, le=limits.MAX_SEARCH_HITS, description="entries per page")] = 10
     cursor: Cursor = None
 
 
@@ -42,7 +43,7 @@ class TagParams(Params):
 
 class AnnotateParams(Params):
     ref: RefArg
-    text: Annotated[str | None, Field(max_length=100_000,
+    text: Annotated[str | None, Field(max_length=limits.MAX_ANNOTATION,
                                       description="the annotation; empty or null clears it")] = None
 
 

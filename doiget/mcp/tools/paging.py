@@ -14,11 +14,12 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, Field
 
+from doiget import limits
 from doiget.errors import DoigetError, ErrorCode
 
 MAX_RESULT_CHARS = 200_000
 PAGE_BUDGET = 180_000  # characters of items per page: room left for the envelope around them
-MAX_WINDOW = 1000  # results reachable by paging through one query
+MAX_WINDOW = limits.MAX_SEARCH_WINDOW  # results reachable by paging through one query
 CURSOR_DESCRIPTION = "a next_cursor, for the next page"
 Cursor = Annotated[str | None, Field(max_length=200, description=CURSOR_DESCRIPTION)]
 PAGE_FIELDS = ("cursor", "limit", "n")

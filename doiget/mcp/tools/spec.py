@@ -13,13 +13,14 @@ from typing import Annotated, Any, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from doiget import limits
 from doiget.config import Config
 from doiget.library import Library
 
 MAX_REF = 1000
 RefArg = Annotated[str, Field(min_length=1, max_length=MAX_REF)]  # DOI, arXiv, PMID, PMCID, OpenAlex id (instructions)
-TagName = Annotated[str, Field(min_length=1, max_length=100)]
-Year = Annotated[int, Field(ge=0, le=3000)]
+TagName = Annotated[str, Field(min_length=1, max_length=limits.MAX_NAME)]
+Year = Annotated[int, Field(ge=0, le=limits.MAX_YEAR)]
 
 
 class Params(BaseModel):
@@ -80,6 +81,16 @@ class ToolSpec:
                 f"LIMITS: {self.limits}")
 
 
+
+
+class RefParams(Params):
+    ref: RefArg
+
+
+class NoParams(Params):
+    pass
+
+
 def _compact(node: Any) -> Any:
     if isinstance(node, list):
         return [_compact(item) for item in node]
@@ -95,19 +106,6 @@ def _compact(node: Any) -> Any:
     if node.get("minLength") == 1:  # validation still refuses empty strings; the schema need not say it
         del node["minLength"]
     return node
-
-
-def entry_dict(entry) -> dict[str, Any]:
-    """An Entry as a compact JSON-able dict (null fields left out) with its canonical ref."""
-    return {**entry.model_dump(mode="json", exclude_none=True), "ref": entry.ref_label}
-
-
-class RefParams(Params):
-    ref: RefArg
-
-
-class NoParams(Params):
-    pass
 
 
 LOCAL_COSTS = "Local; ms."
