@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 FTS_SHADOWS = ("_data", "_idx", "_docsize", "_config", "_content")
+BOOKKEEPING = ("sqlite_sequence",)  # AUTOINCREMENT counters: an insert rewrites its table's row
 
 
 def dump(path: Path) -> dict[str, Counter]:
@@ -34,8 +35,9 @@ class Diff:
         return not self.added and not self.removed
 
     def removed_outside(self, ignore: tuple[str, ...] = ()) -> dict[str, int]:
-        """Removed (or changed) rows, leaving out FTS shadow tables and the tables in ``ignore``."""
-        return {t: n for t, n in self.removed.items() if not t.endswith(FTS_SHADOWS) and t not in ignore}
+        """Removed (or changed) rows, leaving out FTS shadow tables, AUTOINCREMENT counters and ``ignore``."""
+        return {t: n for t, n in self.removed.items()
+                if not t.endswith(FTS_SHADOWS) and t not in BOOKKEEPING and t not in ignore}
 
 
 def diff(before: dict[str, Counter], after: dict[str, Counter]) -> Diff:
