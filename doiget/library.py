@@ -658,21 +658,71 @@ class Library:
 
     def import_bibliography(self, text_or_path: str | os.PathLike[str], format: str = "auto",
                             tags: list[str] | None = None,
-                            progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
-        """Import a CSL-JSON or BibTeX bibliography: ``str`` is the document itself, a ``Path`` names a
-        file. Every record with an identifier or a title becomes an entry, merged by identifier; its
-        keywords and ``tags`` become tags. Returns counts, a per-record report and ``fetchable`` refs;
-        ``progress(done, total)`` is called after each chunk of entries is written."""
+                            progress: Callable[[int, int], None] | None = None, *, overwrite: bool = False,
+                            attach_files: bool = False) -> dict[str, Any]:
+        """Import a CSL-JSON, BibTeX or RIS bibliography: ``str`` is the document itself, a ``Path`` names
+        a file. Every record with an identifier or a title becomes an entry, or joins the entry that is
+        the same work (see :mod:`doiget.identity`); its keywords and ``tags`` become tags. An entry's
+        non-empty fields are never replaced unless ``overwrite``: differences are reported as
+        conflicts. ``attach_files`` stores the PDFs the records' ``file`` fields name when those files
+        exist (relative paths from the bibliography's folder). Returns counts, a per-record report and
+        ``fetchable`` refs; ``progress(done, total)`` is called after each chunk of entries is written."""
         from doiget import bibliography
 
         self.config.require("write")
         names = [_name(t, "tag") for t in tags or []]
+        base = Path.cwd()
         if isinstance(text_or_path, os.PathLike):
+            base = Path(text_or_path).resolve().parent
             try:
                 text_or_path = Path(text_or_path).read_text(encoding="utf-8-sig")
             except (OSError, UnicodeDecodeError) as exc:
                 raise DoigetError(ErrorCode.INVALID_INPUT, f"cannot read {text_or_path}: {exc}") from exc
-        return bibliography.import_bibliography(self.store, text_or_path, format, names, progress)
+        result = bibliography.import_bibliography(self.store, text_or_path, format, names, progress, overwrite)
+        files = result.pop("files")
+        if attach_files:
+            result["attached"] = [self._attach(entry_id, path) for entry_id, path in
+                                  bibliography.existing_pdfs(files, base)]
+        return result
+
+    def _attach(self, entry_id: int, path: Path) -> dict[str, Any]:
+        outcome = self.add_pdf(path, ref=entry_id)
+        return {"id": entry_id, "path": str(path), "sha256": outcome["sha256"], "duplicate": outcome["duplicate"]}
+
+    def set_citekey(self, ref: RefLike, key: str) -> Entry:
+        """Give an entry the citation key ``key`` (unique in the library; BibTeX-safe characters only)."""
+        from doiget.store import citekeys
+
+        self.config.require("write")
+        with self.store.write() as conn:
+            entry_id = entry_store.require_id(conn, _ref(ref))
+            citekeys.set_key(conn, entry_id, key)
+            return entry_store.load(conn, [entry_id])[0]
+
+    def dedupe(self) -> list[dict[str, Any]]:
+        """Likely duplicate entries: groups with the same DOI (case-insensitively) or the same normalised
+        title, year and first author; each ``{"reason", "entries": [{id, ref, citekey, title, year}]}``."""
+        from doiget.store import dedupe
+
+        with self.store.read() as conn:
+            groups = dedupe.likely_duplicates(conn)
+            shown = {e.id: e for e in entry_store.load(conn, [i for g in groups for i in g["ids"]])}
+        return [{"reason": g["reason"], "entries": [
+            {"id": i, "ref": shown[i].ref_label, "citekey": shown[i].citekey, "title": shown[i].title,
+             "year": shown[i].year} for i in g["ids"]]} for g in groups]
+
+    def merge(self, keep: RefLike, drop: RefLike, *, force: bool = False) -> dict[str, Any]:
+        """Merge entry ``drop`` into ``keep``: its tags, collections, notes, artefacts, citations and names
+        move to ``keep``, empty fields are filled, differing values are kept in ``keep``'s
+        ``extra["merged"]``, its citation key stays usable as an alias. Entries with different DOIs need
+        ``force``. Returns what moved and the merged entry."""
+        from doiget.store import dedupe
+
+        self.config.require("write")
+        with self.store.write() as conn:
+            keep_id, drop_id = entry_store.require_id(conn, _ref(keep)), entry_store.require_id(conn, _ref(drop))
+            outcome = dedupe.merge(conn, keep_id, drop_id, force=force)
+            return {**outcome, "entry": entry_store.load(conn, [keep_id])[0]}
 
     def resolve_citation(self, text_: str, limit: int = 5) -> dict[str, Any]:
         """Ranked candidate works for a free-form reference string: the local library answers alone
