@@ -44,7 +44,7 @@ def csl_type(work: Work) -> str:
 
 
 def _issued(work: Work) -> dict[str, Any] | None:
-    if isinstance(work.extra.get("issued"), dict):
+    if _valid("issued", work.extra.get("issued")):
         return work.extra["issued"]
     match = _ISO_DATE.match(work.published or "")
     if match:
@@ -79,15 +79,35 @@ def to_csl_item(work: Work, key: str) -> dict[str, Any]:
     custom: dict[str, Any] = {kind: value for kind, value in (("arxiv", work.arxiv), ("openalex", work.openalex))
                               if value}
     for name, value in work.extra.items():
-        if name in CSL_VARIABLES and name not in item:
+        if name in CSL_VARIABLES and name not in item and _valid(name, value):
             item[name] = value
-        elif name not in CSL_VARIABLES and not name.endswith("-rich"):
+        elif not name.endswith("-rich") and (name not in CSL_VARIABLES or not _valid(name, value)):
             custom[name] = value
     if custom:
         item["custom"] = custom
     if work.arxiv and work.type in (None, "preprint", "article") and "number" not in item:
         item["number"] = f"arXiv:{work.arxiv}"
     return item
+
+
+_DATE_VARIABLES = frozenset({"accessed", "available-date", "event-date", "issued", "original-date", "submitted"})
+
+
+def _valid(name: str, value: Any) -> bool:
+    """Whether ``value`` has the shape the CSL schema wants for variable ``name`` (a value kept from an
+    odd input that does not goes under ``custom`` instead, so the export still validates)."""
+    if name in _DATE_VARIABLES:
+        if not isinstance(value, dict):
+            return False
+        parts = value.get("date-parts")
+        if parts is None:
+            return any(isinstance(value.get(k), str) for k in ("raw", "literal"))
+        return (isinstance(parts, list) and 1 <= len(parts) <= 2 and all(
+            isinstance(p, list) and 1 <= len(p) <= 3 and all(isinstance(x, (str, int, float)) for x in p)
+            for p in parts))
+    if name == "categories":
+        return isinstance(value, list) and all(isinstance(v, str) for v in value)
+    return isinstance(value, (str, int, float)) and not isinstance(value, bool)
 
 
 def _plain(text: str) -> str:
