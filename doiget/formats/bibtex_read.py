@@ -12,14 +12,13 @@ import re
 from typing import Any
 
 import bibtexparser
-from bibtexparser import middlewares
 from bibtexparser.model import DuplicateBlockKeyBlock, DuplicateFieldKeyBlock, Entry as BibEntry
 
 from doiget.errors import DoigetError, ErrorCode
 from doiget.formats.fields import (BIB_DATE_FIELDS, BIB_NAME_FIELDS, BIB_TO_CSL, BIB_TO_CSL_TYPE,
                                    BOOKTITLE_TYPES, CSL_TO_BIB, CSL_TO_BIB_TYPE, MONTHS)
 from doiget.formats.latex import untex
-from doiget.formats.names import bibtex_author, split_names
+from doiget.formats.names import bibtex_author, split_names, split_top_level
 from doiget.formats.record import YEAR, ImportRecord, clean, find_ids, iso_date, keywords, make_record, pages
 from doiget.models import Author, Work
 from doiget.refs import try_parse
@@ -36,13 +35,15 @@ _CONSUMED = frozenset({
 })
 _DECODED = ("title", "subtitle", "journal", "journaltitle", "booktitle", "volume", "number", "issue", "pages",
             "abstract", "language", "langid", "keywords", "howpublished", *_PUBLISHER_LIKE, *_VERBATIM)
-_UNENCLOSE = middlewares.RemoveEnclosingMiddleware(True)
 
 
 def parse_bibtex(text: str) -> list[ImportRecord]:
     """Every entry of a .bib file as a record, in file order; unreadable blocks become empty records
     that say why."""
-    library = bibtexparser.parse_string(text)
+    # bibtexparser splits the blocks; its value middlewares (string macros, enclosing braces) are
+    # replaced by _value below, which does the same in the one pass over the fields we make anyway.
+    library = bibtexparser.parse_string(text, parse_stack=[])
+    strings = _strings(library)
     blocks = sorted(library.entries + library.failed_blocks, key=lambda b: b.start_line or 0)
     if not library.entries and library.failed_blocks and not any(
             isinstance(b, (DuplicateBlockKeyBlock, DuplicateFieldKeyBlock)) for b in library.failed_blocks):
@@ -56,13 +57,13 @@ def parse_bibtex(text: str) -> list[ImportRecord]:
         problems: list[str] = []
         entry = block
         if isinstance(block, (DuplicateBlockKeyBlock, DuplicateFieldKeyBlock)):
-            entry = _resolved(block.ignore_error_block, library)
+            entry = block.ignore_error_block
             if isinstance(block, DuplicateBlockKeyBlock):
                 problems.append(f"duplicate key {block.key!r} at line {block.start_line + 1}")
         if not isinstance(entry, BibEntry):
             raw.append((None, {}, [f"unreadable entry at line {block.start_line + 1}: {_block_error(block)}"], block))
             continue
-        raw.append((entry, _fields(entry, problems), problems, block))
+        raw.append((entry, _fields(entry, strings, problems), problems, block))
     by_key = {entry.key.lower(): fields for entry, fields, _, _ in raw if entry is not None}
     records = []
     for entry, fields, problems, _ in raw:
@@ -76,28 +77,55 @@ def parse_bibtex(text: str) -> list[ImportRecord]:
     return records
 
 
-def _resolved(entry: BibEntry, library: Any) -> BibEntry:
-    """A failed block's entry as bibtexparser's middlewares would have left it (they skip failed
-    blocks): ``@string`` macros replaced, enclosing braces and quotes removed."""
-    strings = {key.lower(): string.value for key, string in library.strings_dict.items()}
-    for field in entry.fields:
-        value = field.value.strip() if isinstance(field.value, str) else field.value
-        if isinstance(value, str) and value[:1] not in ("{", '"') and value.lower() in strings:
-            field.value = strings[value.lower()]
-    return _UNENCLOSE.transform_block(entry, library)
+def _strings(library: Any) -> dict[str, str]:
+    """``@string`` macros (lower-cased names) with their values resolved, in file order."""
+    strings: dict[str, str] = {}
+    for string in library.strings:
+        strings[string.key.lower()] = _value(str(string.value), strings)
+    return strings
+
+
+def _value(raw: str, strings: dict[str, str]) -> str:
+    """A field's value as written between its delimiters: ``{...}`` and ``"..."`` stripped, ``@string``
+    macros replaced, ``#`` concatenations joined (what bibtexparser's middlewares do)."""
+    raw = raw.strip()
+    if raw[:1] == "{" and raw[-1:] == "}" and _one_group(raw):
+        return raw[1:-1]
+    if "#" not in raw:
+        return _piece(raw, strings)
+    return "".join(_piece(part.strip(), strings) for part in split_top_level(raw, "#"))
+
+
+def _piece(raw: str, strings: dict[str, str]) -> str:
+    if len(raw) >= 2 and ((raw[0] == "{" and raw[-1] == "}") or (raw[0] == '"' and raw[-1] == '"')):
+        return raw[1:-1]
+    return strings.get(raw.lower(), raw)
+
+
+def _one_group(raw: str) -> bool:
+    inner = raw[1:-1]
+    if "{" not in inner and "}" not in inner:
+        return True
+    depth = 0
+    for index, char in enumerate(raw):
+        if char == "{":
+            depth += 1
+        elif char == "}":
+            depth -= 1
+            if depth == 0 and index < len(raw) - 1:
+                return False
+    return depth == 0
 
 
 def _block_error(block: Any) -> str:
     return str(getattr(block, "error", "")) or "syntax error"
 
 
-def _fields(entry: BibEntry, problems: list[str]) -> dict[str, str]:
+def _fields(entry: BibEntry, strings: dict[str, str], problems: list[str]) -> dict[str, str]:
     """Field name (lower case) -> value; a repeated name keeps its first non-empty value."""
     fields: dict[str, str] = {}
     for field in entry.fields:
-        name, value = field.key.lower(), field.value
-        if not isinstance(value, str):
-            value = str(value)
+        name, value = field.key.lower(), _value(str(field.value), strings)
         held = fields.get(name)
         if held is None or (not held.strip() and value.strip()):
             fields[name] = value
@@ -228,7 +256,7 @@ def bib_record(key: str | None, kind: str, fields: dict[str, str], problems: lis
         venue = venue or booktitle
     elif booktitle:
         bibtex["booktitle"] = fields["booktitle"]
-    if not venue and text.get("howpublished") and kind in ("misc", "online", "electronic", "www"):
+    if not venue and text.get("howpublished"):
         venue = text["howpublished"]
     elif text.get("howpublished"):
         bibtex["howpublished"] = fields["howpublished"]

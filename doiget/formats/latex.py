@@ -59,9 +59,14 @@ def _untex_common(value: str) -> str | None:
     return text.replace(_OPEN, "{").replace(_CLOSE, "}")
 
 
+_PLAIN = re.compile(r"^[^\\{}~$%&#_^-]*$")
+
+
 @lru_cache(maxsize=4096)
 def untex(value: str) -> str:
     """LaTeX field text as Unicode: common accents by table, anything else through pylatexenc."""
+    if _PLAIN.match(value):
+        return " ".join(value.split())
     text = _untex_common(value)
     if text is None:
         text = _LATEX.latex_to_text(value)

@@ -1,6 +1,6 @@
 """Personal names in and out of BibTeX and CSL-JSON, kept as each record spells them.
 
-BibTeX names are split by bibtexparser 2's ``split_multiple_persons_names`` and
+A name list is cut at ``and`` outside braces; each name is split by bibtexparser 2's
 ``parse_single_name_into_parts`` (non-strict): it implements BibTeX's own First/von/Last/Jr
 rules, is maintained with the parser we already use for the files, and its non-strict mode
 never raises on odd names (trailing or extra commas), which pybtex's ``Person`` does. Names
@@ -16,7 +16,7 @@ from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
-from bibtexparser.middlewares.names import parse_single_name_into_parts, split_multiple_persons_names
+from bibtexparser.middlewares.names import parse_single_name_into_parts
 
 from doiget.models import Author
 
@@ -30,11 +30,24 @@ _EXTENDED = re.compile(r"^\s*(?:family|given|prefix|suffix|useprefix|juniorcomma
 _EXTENDED_KEYS = {"family": "family", "given": "given", "prefix": "particle", "suffix": "suffix"}
 
 
+_AND_OR_BRACE = re.compile(r"[{}]|\s+and\s+", re.I)
+
+
 def split_names(value: str) -> list[str]:
-    """The persons of a BibTeX name list (``A and B and {C and D}``), each as written."""
-    if "{" not in value:
-        return [part.strip() for part in _AND.split(value.strip()) if part.strip()]
-    return [part for part in split_multiple_persons_names(value) if part.strip()]
+    """The persons of a BibTeX name list (``A and B and {C and D}``), each as written: split at
+    ``and`` between spaces outside braces, as BibTeX does."""
+    names, depth, start = [], 0, 0
+    for match in _AND_OR_BRACE.finditer(value):
+        token = match.group(0)
+        if token == "{":
+            depth += 1
+        elif token == "}":
+            depth = max(depth - 1, 0)
+        elif depth == 0:
+            names.append(value[start:match.start()])
+            start = match.end()
+    names.append(value[start:])
+    return [name.strip() for name in names if name.strip()]
 
 
 _INITIALS = re.compile(r"^[A-Z](?:[.\-]?[A-Z]){0,2}\.?$")
@@ -207,6 +220,8 @@ def to_bibtex_name(author: Author, escape: Callable[[str], str]) -> str:
     given = escape(author.given or "")
     if author.given and ("," in author.given or _AND.search(f" {author.given} ")):
         given = "{" + given + "}"
+    if not given and (author.suffix or " " in last):  # "{World Bank}, {}": a family name, not First Last
+        given = "{}"
     if author.suffix:
         return f"{last}, {escape(author.suffix)}, {given}"
     return f"{last}, {given}" if given else last
