@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import bindparam, text
 from sqlalchemy.exc import DBAPIError, OperationalError
 
-from doiget import fetch as pipeline
+from doiget.services import fetching as pipeline
 from doiget.config import Config, load_config
 from doiget.errors import DoigetError, ErrorCode
 from doiget.fulltext import alternates
@@ -28,23 +28,26 @@ from doiget.fulltext.pdf import PdfSniff, sniff_pdf
 from doiget.fulltext.tex import read_tex_source
 from doiget.models import Author, ChunkMatch, Entry, SearchHit, TextHit, Work
 from doiget.refs import Ref
-from doiget.sources import arxiv
-from doiget.sources.base import Http, looks_like_pdf
-from doiget.sources.resolve import resolve as resolve_work
+from doiget.net import arxiv
+from doiget.net.base import Http, looks_like_pdf
+from doiget.net.resolve import resolve as resolve_work
+from doiget.sanitize import fts_query_error, query_text
 from doiget.store import citations as citation_store
+from doiget.store import deadline
 from doiget.store import entries as entry_store
 from doiget.store.fts import compile_query, is_fts_error
 from doiget.store.health import health_report
 from doiget.store.store import Store, now
 
 if TYPE_CHECKING:
-    from doiget.sources.http import Download
+    from doiget.net.base import Download
 
 log = logging.getLogger("doiget.library")
 RefLike = Ref | str | int
 MAX_TAG_LENGTH = 100
 MAX_ANNOTATION_LENGTH = 100_000
 MAX_SQL_ROWS = 10_000
+MAX_SQL_CHARS = 20_000_000  # of values across the rows one SQL statement returns
 MAX_GRAPH_SEEDS = 500
 LOCAL_ID = re.compile(r"#\d{1,18}")  # an entry's local id, the name of entries without identifiers
 MAX_TEXT_CHARS = 100_000
@@ -66,7 +69,7 @@ class Library:
 
     def __init__(self, config: Config, *, http: Http | None = None, no_cache: bool = False) -> None:
         self.config = config
-        self.store = Store(config.home)
+        self.store = Store(config.home, query_seconds=deadline.configured_seconds(config.extra))
         self._http = http
         self._no_cache = no_cache
         self._http_lock = threading.Lock()
@@ -77,7 +80,7 @@ class Library:
         self.config.require("network")
         with self._http_lock:
             if self._http is None:
-                from doiget.sources.http import HttpClient
+                from doiget.net.http import HttpClient
                 from doiget.store.netlog import ProvenanceLog, SqliteCache
 
                 self._http = HttpClient(contact_email=self.config.contact_email, record=ProvenanceLog(self.store),
@@ -133,7 +136,7 @@ class Library:
         ``include_fulltext`` also searches the papers' text: each hit carries its best passage, and papers
         matched only inside their text follow the metadata matches."""
         limit = _bounded_int(limit, "limit", 1, 100)
-        match = compile_query(query, ENTRY_FTS_COLUMNS)
+        match = compile_query(query_text(query), ENTRY_FTS_COLUMNS)
         filters = _entry_filters(year_from=year_from, year_to=year_to, tag=tag, collection=collection,
                                  has_pdf=has_pdf)
         clauses, params = entry_store.filter_clauses(**filters)
@@ -145,12 +148,12 @@ class Library:
                "FROM entries_fts JOIN entries e ON e.id = entries_fts.rowid "
                f"WHERE {' AND '.join(clauses)} ORDER BY score LIMIT :limit")
         try:
-            with self.store.read() as conn:
+            with self.store.query("the search") as conn:
                 rows = conn.execute(text(sql), params).all()
                 shown = entry_store.summaries(conn, [r.id for r in rows])
         except OperationalError as exc:
             if is_fts_error(exc.orig):
-                raise DoigetError(ErrorCode.INVALID_QUERY, f"cannot search for {query!r}: {exc.orig}") from exc
+                raise fts_query_error(f"search for {query!r}", exc.orig) from exc
             raise
         hits = [SearchHit(id=r.id, score=r.score, snippet=r.snippet, **shown[r.id]) for r in rows]
         return self._with_fulltext(hits, query, limit, filters) if include_fulltext else hits
@@ -295,7 +298,7 @@ class Library:
                      mime: str | None = None, source: str | None = None, url: str | None = None) -> str:
         """Store ``data`` as a blob and record it as the entry's ``kind`` artefact; returns its SHA-256.
 
-        ``data``: bytes, a file path (copied), or a :class:`~doiget.sources.http.Download` (its temp
+        ``data``: bytes, a file path (copied), or a :class:`~doiget.net.base.Download` (its temp
         file, which must lie in ``store.blobs.temp_dir()``, is moved into place, or removed on failure).
         """
         self.config.require("write")
@@ -346,7 +349,7 @@ class Library:
         return {"orphan_blobs": [sha for sha, _ in orphans], "temp_files": len(temps), "bytes_freed": freed,
                 "cache_rows_expired": expired, "dry_run": dry_run}
 
-    # ---- resolving and fetching (sources, doiget/fetch.py) -------------------------------
+    # ---- resolving and fetching (sources, doiget/services/fetching.py) -------------------------------
     def resolve(self, ref: Ref | str) -> Entry:
         """Authoritative metadata of ``ref`` (Crossref, arXiv, OpenAlex or Europe PMC, enriched),
         saved to the library. Upstream answers are cached for 7 days: a repeat sends no request."""
@@ -394,6 +397,7 @@ class Library:
                      cursor: str | None = "*", per_page: int = 25) -> dict[str, Any]:
         """One page of OpenAlex search results ``{count, next_cursor, results: [Work]}``, with abstracts.
         Saves nothing."""
+        query = query_text(query) if isinstance(query, str) else query
         return pipeline.paper_search(self, query, filters, cursor, per_page)
 
     # ---- full text (doiget/fulltext/) ---------------------------------------------------
@@ -445,10 +449,10 @@ class Library:
         """Passages of the papers' text matching ``query`` ("phrases", prefix*, AND/OR/NOT, heading:term),
         best first by bm25, each naming its paper, section heading, PDF page and character offset."""
         limit = _bounded_int(limit, "limit", 1, 100)
-        match = compile_query(query, fulltext_search.COLUMNS)
+        match = compile_query(query_text(query), fulltext_search.COLUMNS)
         clauses, params = entry_store.filter_clauses(**_entry_filters(
             year_from=year_from, year_to=year_to, tag=tag, collection=collection))
-        with self.store.read() as conn:
+        with self.store.query("the full-text search") as conn:
             if ref is not None:
                 clauses.append("e.id = :entry_id")
                 params["entry_id"] = entry_store.require_id(conn, _ref(ref))
@@ -458,7 +462,7 @@ class Library:
                        filters: dict[str, Any]) -> list[SearchHit]:
         """``hits`` each with their best passage, then the papers that match only inside their text."""
         clauses, params = entry_store.filter_clauses(**filters)
-        with self.store.read() as conn:
+        with self.store.query("the full-text search") as conn:
             passages = fulltext_search.search_chunks(conn, compile_query(query, fulltext_search.COLUMNS), limit,
                                                      clauses, params, best_per_entry=True)
             found = {hit.id for hit in hits}
@@ -634,13 +638,13 @@ class Library:
                 "files": [{"path": path, "chars": len(body)} for path, body in listed],
                 **bounded_slice(main, _bounded_int(offset, "offset", 0, 2**53), max_chars)}
 
-    # ---- bibliography, citations strings, notes (doiget/export/, doiget/citations.py) ---
+    # ---- bibliography, citations strings, notes (doiget/formats/, doiget/matching.py) ---
     def export(self, format: str = "bibtex", refs: list[RefLike] | None = None, tag: str | None = None,
                collection: str | None = None, query: str | None = None) -> str | list[dict[str, Any]]:
         """The selected entries as BibTeX or RIS text, or as a list of CSL-JSON items. Selectors
         combine (an entry must match all given); none selects the whole library. Stubs are left out;
         ``query`` selects its best 100 search hits, in rank order."""
-        from doiget import bibliography
+        from doiget.services import bibliography
 
         bibliography.check_format(format)
         tag = _name(tag, "tag") if tag is not None else None
@@ -667,7 +671,7 @@ class Library:
         conflicts. ``attach_files`` stores the PDFs the records' ``file`` fields name when those files
         exist (relative paths from the bibliography's folder). Returns counts, a per-record report and
         ``fetchable`` refs; ``progress(done, total)`` is called after each chunk of entries is written."""
-        from doiget import bibliography
+        from doiget.services import bibliography
 
         self.config.require("write")
         names = [_name(t, "tag") for t in tags or []]
@@ -728,9 +732,9 @@ class Library:
         """Ranked candidate works for a free-form reference string: the local library answers alone
         when it holds an exact or probable match, else Crossref is asked (unless the profile forbids
         the network; the answer then says so in ``note``). Candidates score at least 0.5."""
-        from doiget import citation_lookup
+        from doiget.services import citations as citation_lookup
 
-        citation = citation_lookup.check(text_)
+        citation = citation_lookup.check(query_text(text_, "citation") if isinstance(text_, str) else text_)
         limit = _bounded_int(limit, "limit", 1, 20)
         http = (lambda: self.http) if self.config.network_enabled else None
         return citation_lookup.resolve(self.store, http, citation, limit)
@@ -751,7 +755,7 @@ class Library:
                     tags: list[str] | None = None, author: str | None = None) -> dict[str, Any]:
         """Write a note, about the entry ``ref`` or standing alone, with anchors ({page?, start?, end?,
         quote?}) into the paper; returns the note."""
-        from doiget import notes
+        from doiget.services import notes
 
         self.config.require("write")
         values = (notes.body(body), notes.anchors(anchors or []), [_name(t, "tag") for t in tags or []],
@@ -762,7 +766,7 @@ class Library:
 
     def note_read(self, note_id: int) -> dict[str, Any]:
         """One note; NOT_FOUND if there is none with that id."""
-        from doiget import notes
+        from doiget.services import notes
 
         with self.store.read() as conn:
             notes.require(conn, _bounded_int(note_id, "note id", 1, 2**62))
@@ -771,7 +775,7 @@ class Library:
     def note_update(self, note_id: int, body: str | None = None, anchors: list[dict[str, Any]] | None = None,
                     tags: list[str] | None = None) -> dict[str, Any]:
         """Replace a note's body, anchors or tags (those given); returns the note."""
-        from doiget import notes
+        from doiget.services import notes
 
         self.config.require("write")
         body = notes.body(body) if body is not None else None
@@ -783,7 +787,7 @@ class Library:
 
     def note_delete(self, note_id: int) -> dict[str, Any]:
         """Delete a note."""
-        from doiget import notes
+        from doiget.services import notes
 
         self.config.require("write")
         with self.store.write() as conn:
@@ -796,33 +800,35 @@ class Library:
         """Notes matching every filter given: ``keyword`` (full-text, best first), entry, tag, created
         ``since`` / ``until`` (ISO dates); newest first without a keyword. Paginated by ``offset``;
         ``next_offset`` is None on the last page."""
-        from doiget import notes
+        from doiget.services import notes
 
         limit, offset = _bounded_int(limit, "limit", 1, 100), _bounded_int(offset, "offset", 0, 1_000_000)
         tag = _name(tag, "tag") if tag is not None else None
+        keyword = query_text(keyword, "note keyword") if keyword is not None else None
         try:
-            with self.store.read() as conn:
+            with self.store.query("the note search") as conn:
                 entry_id = entry_store.require_id(conn, _ref(ref)) if ref is not None else None
                 return notes.search(conn, keyword, entry_id, tag, since, until, limit, offset)
         except OperationalError as exc:
             if is_fts_error(exc.orig):
-                raise DoigetError(ErrorCode.INVALID_QUERY, f"cannot search notes for {keyword!r}: {exc.orig}") from exc
+                raise fts_query_error(f"search notes for {keyword!r}", exc.orig) from exc
             raise
 
     def note_export(self, note_id: int) -> str:
         """A note as Markdown with YAML front matter (returned, never written anywhere)."""
-        from doiget.export.markdown import note_to_markdown
+        from doiget.formats.markdown import note_to_markdown
 
         return note_to_markdown(self.note_read(note_id))
 
-    # ---- citation graph (doiget/graph.py) ------------------------------------------------
+    # ---- citation graph (doiget/ranking.py) ------------------------------------------------
     # Imported on demand: networkx costs a noticeable fraction of every CLI start-up.
     def expand_citation_graph(self, ref: RefLike, direction: str = "references", depth: int = 1,
                               max_nodes: int = 100, max_requests: int = 20, *,
                               progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
         """Walk OpenAlex from ``ref`` (references, cited_by or both; depth 1-2), storing the works met as stubs
         and the edges between them; capped at ``max_nodes`` (≤ 500) and ``max_requests`` (≤ 100)."""
-        from doiget import citation_graph, expansion
+        from doiget.services import expansion
+        from doiget.services import graph as citation_graph
 
         self.config.require("write")
         target = _ref(ref)
@@ -836,14 +842,14 @@ class Library:
     def related(self, refs: list[RefLike], ranking: str = "similarity", limit: int = 20) -> dict[str, Any]:
         """Papers related to ``refs`` in the local citation graph (seeds excluded), best first, with the
         score components of ``ranking``: similarity, influence or recent."""
-        from doiget import citation_graph
+        from doiget.services import graph as citation_graph
 
         limit = _bounded_int(limit, "limit", 1, 1000)
         return citation_graph.related(self.store, self._seed_ids(refs), ranking, limit)
 
     def connect(self, from_ref: RefLike, to_ref: RefLike, max_paths: int = 5) -> dict[str, Any]:
         """Up to ``max_paths`` shortest citation paths between two papers, with each edge's direction."""
-        from doiget import citation_graph
+        from doiget.services import graph as citation_graph
 
         source, target = self._seed_ids([from_ref, to_ref], distinct=False)
         return citation_graph.connect(self.store, source, target, _bounded_int(max_paths, "max_paths", 1, 20))
@@ -853,7 +859,8 @@ class Library:
                           limit: int = 10) -> dict[str, Any]:
         """Similar, important, review-candidate and recent papers, top authors and venues around the seeds
         (refs, a tag's or a collection's entries; ≤ 500); a failing section is marked ``partial``."""
-        from doiget import citation_graph, graph
+        from doiget import ranking as graph
+        from doiget.services import graph as citation_graph
 
         ids = self._seed_ids(seeds or [], tag=tag, collection=collection)
         return citation_graph.literature_review(self.store, ids, sections or list(graph.SECTIONS),
@@ -861,7 +868,7 @@ class Library:
 
     def graph_export(self, format: str = "graphml", refs: list[RefLike] | None = None) -> dict[str, Any]:
         """The citation graph (or ``refs`` and their neighbours) as GraphML or node-link JSON ``text``."""
-        from doiget import citation_graph
+        from doiget.services import graph as citation_graph
 
         around = self._seed_ids(refs) if refs is not None else None
         body, nodes, edges = citation_graph.export(self.store, format, around)
@@ -869,7 +876,7 @@ class Library:
 
     def _seed_ids(self, refs: list[RefLike], *, tag: str | None = None, collection: str | None = None,
                   distinct: bool = True) -> list[int]:
-        from doiget import citation_graph
+        from doiget.services import graph as citation_graph
 
         if len(refs) > MAX_GRAPH_SEEDS:
             raise DoigetError(ErrorCode.INVALID_INPUT, f"{len(refs)} seed papers; at most {MAX_GRAPH_SEEDS}")
@@ -890,22 +897,24 @@ class Library:
         return health_report(self.config)
 
     def sql(self, query: str, max_rows: int = 1000) -> dict[str, Any]:
-        """Run ONE read-only SQL statement; returns columns, rows and whether rows were cut at ``max_rows``."""
+        """Run ONE read-only SQL statement; returns columns, rows and whether rows were cut at ``max_rows``
+        (or at :data:`MAX_SQL_CHARS` characters of values). QUERY_TIMEOUT after ``query_time_limit``
+        seconds (config.toml, default 5)."""
         if not isinstance(query, str) or not query.strip():
             raise DoigetError(ErrorCode.INVALID_QUERY, "empty SQL statement")
+        query = query_text(query, "SQL statement")
         max_rows = _bounded_int(max_rows, "max_rows", 1, MAX_SQL_ROWS)
         try:
-            with self.store.readonly().connect() as conn:
+            with self.store.readonly().connect() as conn, \
+                    deadline.time_limit(conn, self.store.query_seconds, "the SQL statement", cap_values=True):
                 result = conn.exec_driver_sql(query)
                 if not result.returns_rows:
                     return {"columns": [], "rows": [], "truncated": False}
                 columns = list(result.keys())
-                rows = [list(row) for row in result.fetchmany(max_rows + 1)]
+                rows, truncated = _capped_rows(result, max_rows)
         except DBAPIError as exc:
             raise _sql_error(exc) from exc
-        truncated = len(rows) > max_rows
-        return {"columns": columns, "rows": [[_jsonable(v) for v in r] for r in rows[:max_rows]],
-                "truncated": truncated}
+        return {"columns": columns, "rows": rows, "truncated": truncated}
 
 
 def _sql_error(exc: DBAPIError) -> DoigetError:
@@ -914,6 +923,18 @@ def _sql_error(exc: DBAPIError) -> DoigetError:
     if "readonly" in lowered or "read-only" in lowered or "not authorized" in lowered or "query_only" in lowered:
         return DoigetError(ErrorCode.READ_ONLY, f"the SQL interface is read-only: {message}")
     return DoigetError(ErrorCode.INVALID_QUERY, f"SQL error: {message}")
+
+
+def _capped_rows(result: Any, max_rows: int) -> tuple[list[list[Any]], bool]:
+    """At most ``max_rows`` rows and :data:`MAX_SQL_CHARS` characters of values; whether rows were cut."""
+    rows, chars = [], 0
+    for row in result:
+        values = [_jsonable(v) for v in row]
+        chars += sum(len(v) if isinstance(v, str) else 8 for v in values)
+        if len(rows) == max_rows or chars > MAX_SQL_CHARS:
+            return rows, True
+        rows.append(values)
+    return rows, False
 
 
 def _jsonable(value: Any) -> Any:

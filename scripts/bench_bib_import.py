@@ -75,7 +75,7 @@ def main() -> None:
     args = parser.parse_args()
     import bibtexparser
 
-    from doiget.export.importer import parse_bibliography
+    from doiget.formats.importer import parse_bibliography
 
     text = _text(args.file)
     anchor = _best(lambda: bibtexparser.parse_string(text), args.repeat)

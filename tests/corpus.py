@@ -5,7 +5,7 @@ import gzip
 from functools import cache
 from pathlib import Path
 
-from doiget.export.importer import ImportRecord, parse_bibliography
+from doiget.formats.importer import ImportRecord, parse_bibliography
 
 FIXTURES = Path(__file__).parent / "fixtures"
 BIB = FIXTURES / "bib"

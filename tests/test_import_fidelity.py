@@ -125,7 +125,7 @@ def test_every_doi_form_normalises_to_the_bare_doi():
 
 
 def records_of(text: str):
-    from doiget.export.importer import parse_bibliography
+    from doiget.formats.importer import parse_bibliography
 
     return parse_bibliography(text)
 

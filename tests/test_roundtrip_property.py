@@ -6,9 +6,9 @@ import json
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from doiget.export.bibtex import to_bibtex
-from doiget.export.csl import to_csl_json
-from doiget.export.importer import parse_bibliography
+from doiget.formats.bibtex import to_bibtex
+from doiget.formats.csl import to_csl_json
+from doiget.formats.importer import parse_bibliography
 from doiget.formats.names import make_author
 from doiget.models import Work
 

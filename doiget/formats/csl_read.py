@@ -7,10 +7,10 @@ variable is kept as given in ``extra`` under its CSL name, and ``custom`` entrie
 from __future__ import annotations
 
 import html
-import json
 import re
 from typing import Any
 
+from doiget import safejson
 from doiget.errors import DoigetError, ErrorCode
 from doiget.formats.fields import CSL_NAME_VARIABLES
 from doiget.formats.names import csl_author
@@ -28,11 +28,7 @@ _KEY = re.compile(r"^[^\s,{}#%\"'()=\\~]+$")
 
 def parse_csl(text: str) -> list[ImportRecord]:
     """Every item of a CSL-JSON array (or ``{"items": [...]}``) as a record, in order."""
-    try:
-        data = json.loads(text.lstrip("\ufeff"))
-    except json.JSONDecodeError as exc:
-        raise DoigetError(ErrorCode.INVALID_INPUT, f"invalid CSL-JSON at line {exc.lineno}, column {exc.colno}: "
-                          f"{exc.msg}", line=exc.lineno, column=exc.colno) from None
+    data = safejson.loads(text.lstrip("\ufeff"), "CSL-JSON")
     if isinstance(data, dict):
         data = data.get("items", [data])
     if not isinstance(data, list):

@@ -6,7 +6,7 @@ import re
 from sqlalchemy import Connection, text
 
 from doiget.errors import DoigetError, ErrorCode
-from doiget.export.keys import citation_key, unique_key
+from doiget.formats.keys import citation_key, unique_key
 from doiget.models import Work
 
 # What BibTeX and biber accept in a key: no spaces, braces, commas, quotes, '#', '%', '=' or '\'.

@@ -1,0 +1,425 @@
+"""Bibliography files into the library (import) and library entries out as BibTeX, CSL-JSON or RIS.
+
+Import keeps every record that has an identifier or a title, even without a DOI. Records are
+merged when :mod:`doiget.identity` says they are one work (same DOI; or a shared secondary id with
+no differing id and agreeing titles), within the file and with the library; an id shared with a
+record that is NOT the same work is set aside (``extra["conflicting-ids"]``) and reported. Merging
+into a library entry fills its empty fields and reports every field that differs, unless
+``overwrite`` (see :func:`merge_policy`). Records with no identifier are matched by title and year
+against entries that have none either, so importing a file twice adds nothing. New entries get
+their citation key once (the file's own when free). They are written in chunks, one transaction
+each, through :mod:`doiget.store.bulk`.
+"""
+from __future__ import annotations
+
+import json
+import re
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from sqlalchemy import Connection, text
+
+from doiget.errors import DoigetError, ErrorCode
+from doiget.formats.bibtex import to_bibtex
+from doiget.formats.csl import to_csl_json
+from doiget.formats.importer import Format as ImportFormat
+from doiget.formats.importer import ImportRecord, parse_bibliography
+from doiget.formats.ris import to_ris
+from doiget.formats.keys import citation_key, unique_key
+from doiget.identity import Side, decide
+from doiget.models import ID_FIELDS, Entry, Work
+from doiget.store import bulk, citekeys
+from doiget.store import entries as entry_store
+from doiget.store.names import name_signature, roles
+from doiget.store.store import Store
+from doiget.text import ascii_fold
+
+ExportFormat = Literal["bibtex", "csl-json", "ris"]
+EXPORT_FORMATS: tuple[str, ...] = ("bibtex", "csl-json", "ris")
+CHUNK_SIZE = 500
+MAX_TAG_LENGTH = 100
+IMPORT_SOURCE = "import"
+Progress = Callable[[int, int], None]
+
+
+def check_format(format: str) -> str:
+    """``format`` if it is an export format, else INVALID_INPUT naming them."""
+    if format not in EXPORT_FORMATS:
+        raise DoigetError(ErrorCode.INVALID_INPUT, f"unknown export format {format!r}; use "
+                          f"{', '.join(EXPORT_FORMATS)}")
+    return format
+
+
+def render(works: Sequence[Work], format: str) -> str | list[dict[str, Any]]:
+    """``works`` as a BibTeX or RIS document (text) or as CSL-JSON items (a list)."""
+    renderers = {"bibtex": to_bibtex, "csl-json": to_csl_json, "ris": to_ris}
+    return renderers[check_format(format)](works)
+
+
+def select_ids(conn: Connection, candidates: list[int] | None, tag: str | None, collection: str | None) -> list[int]:
+    """Ids of the non-stub entries among ``candidates`` (every entry if None) that carry ``tag`` and
+    belong to ``collection``; in ``candidates`` order, else oldest first."""
+    clauses, params = ["e.is_stub = 0"], {"tag": tag, "collection": collection}
+    if tag is not None:
+        clauses.append("e.id IN (SELECT et.entry_id FROM entry_tags et JOIN tags t ON t.id = et.tag_id "
+                       "WHERE t.name = :tag)")
+    if collection is not None:
+        clauses.append("e.id IN (SELECT ce.entry_id FROM collection_entries ce JOIN collections c "
+                       "ON c.id = ce.collection_id WHERE c.name = :collection)")
+    ids = conn.execute(text(f"SELECT e.id FROM entries e WHERE {' AND '.join(clauses)} ORDER BY e.id"),
+                       params).scalars().all()
+    if candidates is None:
+        return list(ids)
+    found = set(ids)
+    return [entry_id for entry_id in dict.fromkeys(candidates) if entry_id in found]
+
+
+# ---- import -----------------------------------------------------------------------------------
+
+@dataclass
+class _Item:
+    """One work to write: the first record of a group of records that are the same work."""
+
+    index: int
+    work: Work
+    tags: list[str]
+    inferred: frozenset[str] = frozenset()
+    files: list[str] = field(default_factory=list)
+    duplicates: list[int] = field(default_factory=list)
+    keys: list[tuple[str, str]] = field(default_factory=list)  # _keys(work), kept current by _group
+    entry_id: int | None = None
+    merged: dict[str, Any] | None = None  # how it matched an entry already in the library
+
+    def side(self) -> Side:
+        return Side(self.work.ids(), self.work.title, self.inferred)
+
+
+def import_bibliography(store: Store, text_: str, format: ImportFormat = "auto", tags: Sequence[str] = (),
+                        progress: Progress | None = None, overwrite: bool = False) -> dict[str, Any]:
+    """Parse ``text_`` and write its records to ``store``; see the module docstring for merging.
+
+    Returns counts (records, added, merged, skipped, conflicts), ``report`` (one row per record, in
+    file order: index, key, citekey, status added / merged / skipped, id, ref, reason, matched
+    {id, entry_title, record_title}, conflicts [{field, library, file}], overwritten, problems),
+    ``fetchable`` (refs of the imported entries that have an identifier and no PDF yet), ``files``
+    (entry id -> attachment paths the records name) and the rate.
+    """
+    started = time.perf_counter()
+    records = parse_bibliography(text_, format)
+    report: list[dict[str, Any]] = [_row(i, r) for i, r in enumerate(records)]
+    items = _group(records, report)
+    title_index = _title_index(store)
+    tag_ids: dict[str, int] = {}
+    with store.read() as conn:
+        keys_taken = citekeys.taken(conn)
+    for start in range(0, len(items), CHUNK_SIZE):
+        with store.write() as conn:
+            _write_chunk(conn, items[start:start + CHUNK_SIZE], list(tags), title_index, tag_ids, keys_taken,
+                         report, overwrite)
+        if progress:
+            progress(min(start + CHUNK_SIZE, len(items)), len(items))
+    for item in items:
+        ref = None if item.keys[0][0] == "title" else str(item.work.primary_ref())
+        row = report[item.index]
+        row.update(status="merged" if item.merged else "added", id=item.entry_id, ref=ref)
+        if item.merged:
+            row.update(item.merged)
+        for index in item.duplicates:
+            report[index].update(status="merged", id=item.entry_id, ref=ref,
+                                 reason=report[index]["reason"] or f"same work as record {item.index} of this file")
+    seconds = time.perf_counter() - started
+    counts = {status: sum(row["status"] == status for row in report) for status in ("added", "merged", "skipped")}
+    return {"records": len(records), **counts, "conflicts": sum(bool(row["conflicts"]) for row in report),
+            "entries": len(items), "fetchable": _fetchable(store, items),
+            "files": {item.entry_id: item.files for item in items if item.files},
+            "seconds": round(seconds, 3), "records_per_second": round(len(records) / seconds) if seconds else None,
+            "report": [{k: v for k, v in row.items() if v not in (None, [])} for row in report]}
+
+
+def _row(index: int, record: ImportRecord) -> dict[str, Any]:
+    return {"index": index, "key": record.key, "citekey": None, "status": None, "id": None, "ref": None,
+            "reason": None, "matched": None, "conflicts": [], "overwritten": [], "problems": list(record.problems)}
+
+
+def _keys(work: Work) -> list[tuple[str, str]]:
+    """What makes two records candidates for one work: any shared identifier, else the same title and year."""
+    ids = work.ids()
+    if ids:
+        return list(ids.items())
+    return [("title", _title_key(work.title, work.year))]
+
+
+def _title_key(title: str | None, year: int | None) -> str:
+    return " ".join(re.findall(r"[a-z0-9]+", ascii_fold(title or "").lower())) + f"|{year or ''}"
+
+
+def _without(work: Work, kinds: Sequence[str]) -> Work:
+    """``work`` with the identifiers ``kinds`` moved to ``extra["conflicting-ids"]`` (kept, not stored as ids)."""
+    moved = {kind: getattr(work, kind) for kind in kinds if getattr(work, kind)}
+    if not moved:
+        return work
+    extra = {**work.extra, "conflicting-ids": {**work.extra.get("conflicting-ids", {}), **moved}}
+    return work.model_copy(update={**{kind: None for kind in moved}, "extra": extra})
+
+
+def _group(records: list[ImportRecord], report: list[dict[str, Any]]) -> list[_Item]:
+    """Items to write, one per distinct work, in file order; skipped records are marked in ``report``.
+    A record joins an earlier one only when :func:`doiget.identity.decide` says they are one work;
+    an identifier it shares with a record it is not joined to is set aside and reported."""
+    items: list[_Item] = []
+    owner: dict[tuple[str, str], _Item] = {}
+    for index, record in enumerate(records):
+        work = record.work.model_copy(update={"sources": [IMPORT_SOURCE]})
+        if not work.title and not work.ids():
+            report[index].update(status="skipped", reason="no identifier and no title")
+            continue
+        tags = _keyword_tags(record.tags, report[index]["problems"])
+        candidates = list({id(owner[k]): owner[k] for k in _keys(work) if k in owner}.values())
+        side = Side(work.ids(), work.title, frozenset(record.inferred))
+        target, refused = None, []
+        for candidate in candidates:
+            if candidate.keys[0][0] == "title":
+                target = candidate
+                break
+            decision = decide(candidate.side(), side)
+            if decision.same and target is None:
+                target = candidate
+                report[index].update(reason=f"same work as record {candidate.index} of this file ({decision.reason})",
+                                     matched=_matched(decision.matched, work, candidate.work))
+            elif not decision.same:
+                refused.append((candidate, decision))
+        if refused:
+            clashing = [kind for candidate, _ in refused for kind, value in candidate.keys
+                        if kind != "title" and getattr(work, kind) == value]
+            work = _without(work, clashing)
+            for candidate, decision in refused:
+                report[index]["conflicts"].append({
+                    "record": candidate.index, "reason": f"not merged: {decision.reason}",
+                    "title": candidate.work.title, "record_title": record.work.title,
+                    "ids_set_aside": {k: v for k, v in record.work.ids().items() if k in clashing}})
+        if target is None:
+            item = _Item(index, work, tags, frozenset(record.inferred), list(record.files))
+            items.append(item)
+        else:
+            item = target
+            item.work, item.tags = item.work.merged(work), item.tags + tags
+            item.inferred = item.inferred & frozenset(record.inferred)
+            item.files += record.files
+            item.duplicates.append(index)
+            if record.key and record.key != item.work.citekey:
+                _alias_key(item.work, record.key)
+        item.keys = _keys(item.work)
+        owner.update({key: item for key in item.keys if key not in owner})
+    return items
+
+
+def _alias_key(work: Work, key: str) -> None:
+    """Keep ``key`` as an alias of the entry (biblatex's ``ids`` field: ``\\cite{key}`` keeps working)."""
+    bibtex = work.extra.setdefault("bibtex", {})
+    aliases = [k for k in bibtex.get("ids", "").split(",") if k.strip()]
+    bibtex["ids"] = ",".join(dict.fromkeys([*aliases, key]))
+
+
+def _matched(kind: str | None, record: Work, other: Work) -> dict[str, Any]:
+    return {"id": f"{kind}:{getattr(record, kind)}" if kind else None, "entry_title": other.title,
+            "record_title": record.title}
+
+
+def _keyword_tags(keywords: list[str], problems: list[str]) -> list[str]:
+    tags = [k for k in keywords if len(k) <= MAX_TAG_LENGTH]
+    if len(tags) < len(keywords):
+        problems.append(f"keywords longer than {MAX_TAG_LENGTH} characters were not made tags")
+    return tags
+
+
+def _title_index(store: Store) -> dict[str, int]:
+    """Entries without any identifier, by title key: the only way to recognise them again."""
+    with store.read() as conn:
+        rows = conn.execute(text(f"SELECT id, title, year FROM entries WHERE coalesce({', '.join(ID_FIELDS)}) "
+                                 "IS NULL ORDER BY id DESC")).all()
+    return {_title_key(title, year): entry_id for entry_id, title, year in rows}
+
+
+def _write_chunk(conn: Connection, items: list[_Item], extra_tags: list[str], title_index: dict[str, int],
+                 tag_ids: dict[str, int], keys_taken: set[str], report: list[dict[str, Any]],
+                 overwrite: bool) -> None:
+    known: dict[tuple[str, str], int] = {}
+    for kind in ID_FIELDS:
+        values = [value for item in items for key_kind, value in item.keys if key_kind == kind]
+        known.update({(kind, value): entry_id for value, entry_id in bulk.stored_ids(conn, kind, values).items()})
+    missing = list({name.lower(): name for item in items for name in item.tags + extra_tags
+                    if name.lower() not in tag_ids}.values())
+    tag_ids.update({name.lower(): tag_id for name, tag_id in zip(missing, entry_store.tag_ids(conn, missing))})
+    candidates = {entry_id for entry_id in known.values()}
+    stored = {entry.id: entry for entry in entry_store.load(conn, candidates)} if candidates else {}
+    new, updates = [], []
+    for item in items:
+        kind, key = item.keys[0]
+        matches = list(dict.fromkeys(known[k] for k in item.keys if k in known))
+        target = None
+        for entry_id in matches:
+            entry = stored[entry_id]
+            decision = decide(Side(entry.ids(), entry.title), item.side())
+            if decision.same and target is None:
+                target = entry
+                item.merged = {"reason": f"matches entry #{entry_id} of the library ({decision.reason})",
+                               "matched": _matched(decision.matched, item.work, entry)}
+            elif not decision.same:
+                clashing = [k for k, v in entry.ids().items() if getattr(item.work, k) == v]
+                item.work = _without(item.work, clashing)
+                report[item.index]["conflicts"].append({
+                    "entry": entry_id, "reason": f"not merged: {decision.reason}", "title": entry.title,
+                    "record_title": item.work.title, "ids_set_aside": {k: entry.ids()[k] for k in clashing}})
+        if target is not None:
+            item.entry_id = target.id
+            updates.append((item, target))
+        elif kind == "title" and key in title_index:
+            item.entry_id = title_index[key]
+            item.merged = {"reason": "same title and year as an entry of the library without identifiers"}
+        else:
+            if not item.work.title and not item.work.ids():
+                item.work = item.work.model_copy(update={"title": report[item.index].get("key") or "Untitled"})
+            new.append(item)
+    column_updates, name_updates = [], []
+    for item, entry in updates:
+        values, names = merge_policy(entry, item.work, overwrite, report[item.index])
+        if values:
+            column_updates.append((entry.id, values))
+        if names:
+            name_updates.append((entry.id, item.work))
+        report[item.index]["citekey"] = values.get("citekey", entry.citekey)
+    bulk.update_works(conn, column_updates, name_updates)
+    for item in new:
+        item.work = item.work.model_copy(update={"citekey": _new_key(item, keys_taken, report[item.index])})
+    entry_ids = bulk.insert_works(conn, [item.work for item in new],
+                                  [_tag_ids(item, extra_tags, tag_ids) for item in new])
+    for item, entry_id in zip(new, entry_ids):
+        item.entry_id = entry_id
+        if item.keys[0][0] == "title":
+            title_index[item.keys[0][1]] = entry_id
+    bulk.add_tags(conn, [(item.entry_id, tag_id) for item in items if item.merged
+                         for tag_id in _tag_ids(item, extra_tags, tag_ids)])
+
+
+def _new_key(item: _Item, taken: set[str], row: dict[str, Any]) -> str:
+    """The entry's citation key: the record's own when free, else with a suffix (and a warning);
+    generated when the record has none."""
+    own = item.work.citekey if item.work.citekey and citekeys.VALID_KEY.match(item.work.citekey) else None
+    if item.work.citekey and not own:
+        row["problems"].append(f"key {item.work.citekey!r} is not usable in BibTeX; a key was generated")
+    key = unique_key(own or citation_key(item.work), taken)
+    if own and key != own:
+        row["problems"].append(f"key {own!r} is already used in the library; this entry's key is {key!r}")
+    taken.add(key.lower())
+    row["citekey"] = key
+    return key
+
+
+_POLICY_COLUMNS = tuple(c for c in entry_store.SCALAR_FIELDS if c not in ("oa_status", "oa_url", "cited_by_count"))
+
+
+def merge_policy(entry: Entry, work: Work, overwrite: bool, row: dict[str, Any]) -> tuple[dict[str, Any], bool]:
+    """What importing ``work`` onto library ``entry`` changes: ``({column: value}, names replaced?)``.
+
+    Empty fields of the entry are filled; a field that differs is reported in ``row["conflicts"]``
+    and left alone, unless ``overwrite`` (then it is replaced and listed in ``row["overwritten"]``).
+    A stub (known only as a citation) has no user data and takes the record's fields. Identifiers
+    the entry lacks are added; ``extra`` keys merge the same way as fields.
+    """
+    replace = overwrite or entry.is_stub
+    values: dict[str, Any] = {}
+
+    def consider(name: str, stored: Any, incoming: Any, value: Any = None) -> bool:
+        if incoming in (None, "", [], {}) or stored == incoming:
+            return False
+        if stored in (None, "", [], {}):
+            return True
+        if replace:
+            row["overwritten"].append(name)
+            return True
+        row["conflicts"].append({"field": name, "library": _shown(stored), "file": _shown(incoming)})
+        return False
+
+    for column in ID_FIELDS:
+        if getattr(work, column) and not getattr(entry, column):
+            values[column] = getattr(work, column)
+    for column in _POLICY_COLUMNS:
+        if consider(column, getattr(entry, column), getattr(work, column)):
+            values[column] = getattr(work, column)
+    extra = dict(entry.extra)
+    for name, value in work.extra.items():
+        if name == "bibtex" and isinstance(value, dict):
+            merged = dict(extra.get("bibtex", {}))
+            for field_name, field_value in value.items():
+                if consider(f"bibtex.{field_name}", merged.get(field_name), field_value):
+                    merged[field_name] = field_value
+            extra["bibtex"] = merged
+        elif consider(name, extra.get(name), value):
+            extra[name] = value
+    if extra != entry.extra:
+        values["extra"] = entry_store.dump_extra(extra)
+    names = False
+    if name_signature(work) and name_signature(work) != name_signature(entry):
+        stored_roles = {role for role, _ in roles(entry)}
+        names = not stored_roles or replace
+        if stored_roles and not replace:
+            row["conflicts"].append({"field": "names", "library": [a.name for a in entry.authors],
+                                     "file": [a.name for a in work.authors]})
+        elif stored_roles:
+            row["overwritten"].append("names")
+    if work.citekey and entry.citekey and work.citekey.lower() != entry.citekey.lower():
+        row["problems"].append(f"entry keeps its key {entry.citekey!r}; the file's key {work.citekey!r} "
+                               "is kept as an alias (biblatex ids)")
+        bibtex = dict(json.loads(values["extra"]).get("bibtex", {}) if "extra" in values else extra.get("bibtex", {}))
+        aliases = [k for k in bibtex.get("ids", "").split(",") if k.strip()]
+        if work.citekey not in aliases:
+            bibtex["ids"] = ",".join([*aliases, work.citekey])
+            values["extra"] = entry_store.dump_extra({**extra, "bibtex": bibtex})
+    sources = list(dict.fromkeys(entry.sources + work.sources))
+    if sources != entry.sources or (entry.is_stub and not values):
+        values["sources"] = json.dumps(sources)
+    return values, names
+
+
+def _shown(value: Any) -> Any:
+    return value if not isinstance(value, str) or len(value) <= 200 else value[:197] + "..."
+
+
+def _tag_ids(item: _Item, extra_tags: list[str], tag_ids: dict[str, int]) -> set[int]:
+    return {tag_ids[name.lower()] for name in item.tags + extra_tags}
+
+
+def _fetchable(store: Store, items: list[_Item]) -> list[str]:
+    with_ids = [item for item in items if item.keys[0][0] != "title" and item.work.ids()]
+    with store.read() as conn:
+        with_pdf = {entry_id for (entry_id,) in bulk.rows_for(
+            conn, "SELECT DISTINCT entry_id FROM artefacts WHERE kind = 'pdf' AND entry_id IN :ids",
+            [item.entry_id for item in with_ids])}
+    return [str(item.work.primary_ref()) for item in with_ids if item.entry_id not in with_pdf]
+
+
+def existing_pdfs(files: dict[int, list[str]], base: Path) -> list[tuple[int, Path]]:
+    """``(entry id, path)`` for each attachment a record names that exists as a PDF file. Reads Zotero's
+    and Mendeley's ``description:path:mime`` form, JabRef's escaped colons and plain paths; relative
+    paths are taken from ``base``."""
+    found = []
+    for entry_id, values in files.items():
+        for value in values:
+            for candidate in _file_candidates(value):
+                path = Path(candidate).expanduser()
+                path = path if path.is_absolute() else base / path
+                if path.suffix.lower() == ".pdf" and path.is_file():
+                    found.append((entry_id, path))
+                    break
+    return found
+
+
+def _file_candidates(value: str) -> list[str]:
+    text = value.strip().replace("\\:", "\0")
+    parts = [p.replace("\0", ":") for p in text.split(":")]
+    whole = text.replace("\0", ":")
+    return [whole] + ([parts[1]] if len(parts) >= 3 else []) + (
+        [":".join(parts[1:-1])] if len(parts) > 3 else [])
