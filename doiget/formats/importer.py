@@ -8,7 +8,10 @@ not a bibliography at all raises ``DoigetError(INVALID_INPUT)``. The readers liv
 """
 from __future__ import annotations
 
+import gc
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Literal
 
 from doiget.errors import DoigetError, ErrorCode
@@ -24,6 +27,24 @@ def parse_bibliography(text: str, format: Format = "auto") -> list[ImportRecord]
     """Parse a CSL-JSON, BibTeX or RIS document; ``auto`` decides by its first characters."""
     if format == "auto":
         format = _detect(text)
+    with _gc_paused():
+        return _parse(text, format)
+
+
+@contextmanager
+def _gc_paused() -> Iterator[None]:
+    """Cyclic garbage collection off while a file is parsed: parsing allocates hundreds of thousands of
+    objects that live on, and each collection would walk them all (40% of a 6,000-entry parse)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _parse(text: str, format: Format) -> list[ImportRecord]:
     if format == "csl-json":
         from doiget.formats.csl_read import parse_csl
         return parse_csl(text)
