@@ -13,12 +13,13 @@ each, through :mod:`doiget.store.bulk`.
 from __future__ import annotations
 
 import json
+import os
 import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from sqlalchemy import Connection, text
 
@@ -31,13 +32,17 @@ from doiget.formats.ris import to_ris
 from doiget.formats.keys import citation_key, unique_key
 from doiget.identity import Side, decide
 from doiget.models import ID_FIELDS, Entry, Work
+from doiget.services import checks, entries
+from doiget.services.session import Session
 from doiget.store import bulk, citekeys
+from doiget.store import dedupe as dedupe_store
 from doiget.store import entries as entry_store
+from doiget.store import organise as organise_store
+from doiget.store import search as search_store
 from doiget.store.names import name_signature, roles
 from doiget.store.store import Store
 from doiget.text import ascii_fold
 
-ExportFormat = Literal["bibtex", "csl-json", "ris"]
 EXPORT_FORMATS: tuple[str, ...] = ("bibtex", "csl-json", "ris")
 CHUNK_SIZE = 500
 MAX_TAG_LENGTH = 100
@@ -62,15 +67,7 @@ def render(works: Sequence[Work], format: str) -> str | list[dict[str, Any]]:
 def select_ids(conn: Connection, candidates: list[int] | None, tag: str | None, collection: str | None) -> list[int]:
     """Ids of the non-stub entries among ``candidates`` (every entry if None) that carry ``tag`` and
     belong to ``collection``; in ``candidates`` order, else oldest first."""
-    clauses, params = ["e.is_stub = 0"], {"tag": tag, "collection": collection}
-    if tag is not None:
-        clauses.append("e.id IN (SELECT et.entry_id FROM entry_tags et JOIN tags t ON t.id = et.tag_id "
-                       "WHERE t.name = :tag)")
-    if collection is not None:
-        clauses.append("e.id IN (SELECT ce.entry_id FROM collection_entries ce JOIN collections c "
-                       "ON c.id = ce.collection_id WHERE c.name = :collection)")
-    ids = conn.execute(text(f"SELECT e.id FROM entries e WHERE {' AND '.join(clauses)} ORDER BY e.id"),
-                       params).scalars().all()
+    ids = search_store.entry_ids(conn, {"tag": tag, "collection": collection}, stubs=False)
     if candidates is None:
         return list(ids)
     found = set(ids)
@@ -423,3 +420,79 @@ def _file_candidates(value: str) -> list[str]:
     whole = text.replace("\0", ":")
     return [whole] + ([parts[1]] if len(parts) >= 3 else []) + (
         [":".join(parts[1:-1])] if len(parts) > 3 else [])
+
+
+# ---- the façade's bibliography calls ---------------------------------------------------------
+
+def export(lib: Session, format: str = "bibtex", refs: list[checks.RefLike] | None = None, tag: str | None = None,
+           collection: str | None = None, query: str | None = None) -> str | list[dict[str, Any]]:
+    """The selected entries as BibTeX, RIS or CSL-JSON (see :meth:`doiget.Library.export`)."""
+    check_format(format)
+    tag = checks.optional_name(tag, "tag")
+    collection = checks.optional_name(collection, "collection")
+    candidates = ([hit.id for hit in entries.search(lib, query, 100, tag=tag, collection=collection)]
+                  if query else None)
+    with lib.store.read() as conn:
+        if refs is not None:
+            wanted = [entry_store.require_id(conn, checks.entry_ref(ref)) for ref in refs]
+            found = set(candidates) if candidates is not None else None
+            candidates = [i for i in wanted if found is None or i in found]
+        if collection is not None:
+            organise_store.collection_id(conn, collection)
+        selected = entry_store.load(conn, select_ids(conn, candidates, tag, collection))
+    return render(selected, format)
+
+
+def import_document(lib: Session, text_or_path: str | os.PathLike[str], format: str = "auto",
+                    tags: list[str] | None = None, progress: Progress | None = None, *, overwrite: bool = False,
+                    attach_files: bool = False) -> dict[str, Any]:
+    """Import a bibliography given as text or as a path (see :meth:`doiget.Library.import_bibliography`)."""
+    from doiget.services import artefacts
+
+    lib.config.require("write")
+    names = [checks.name(t, "tag") for t in tags or []]
+    base = Path.cwd()
+    if isinstance(text_or_path, os.PathLike):
+        base = Path(text_or_path).resolve().parent
+        try:
+            text_or_path = Path(text_or_path).read_text(encoding="utf-8-sig")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise DoigetError(ErrorCode.INVALID_INPUT, f"cannot read {text_or_path}: {exc}") from exc
+    result = import_bibliography(lib.store, text_or_path, format, names, progress, overwrite)
+    files = result.pop("files")
+    if attach_files:
+        result["attached"] = []
+        for entry_id, path in existing_pdfs(files, base):
+            outcome = artefacts.add_pdf(lib, path, entry_id)
+            result["attached"].append({"id": entry_id, "path": str(path), "sha256": outcome["sha256"],
+                                       "duplicate": outcome["duplicate"]})
+    return result
+
+
+def set_citekey(lib: Session, ref: checks.RefLike, key: str) -> Entry:
+    """Give an entry the citation key ``key`` (see :meth:`doiget.Library.set_citekey`)."""
+    lib.config.require("write")
+    with lib.store.write() as conn:
+        entry_id = entry_store.require_id(conn, checks.entry_ref(ref))
+        citekeys.set_key(conn, entry_id, key)
+        return entry_store.load(conn, [entry_id])[0]
+
+
+def dedupe(lib: Session) -> list[dict[str, Any]]:
+    """Likely duplicate entries (see :meth:`doiget.Library.dedupe`)."""
+    with lib.store.read() as conn:
+        groups = dedupe_store.likely_duplicates(conn)
+        shown = {e.id: e for e in entry_store.load(conn, [i for g in groups for i in g["ids"]])}
+    return [{"reason": g["reason"], "entries": [
+        {"id": i, "ref": shown[i].ref_label, "citekey": shown[i].citekey, "title": shown[i].title,
+         "year": shown[i].year} for i in g["ids"]]} for g in groups]
+
+
+def merge(lib: Session, keep: checks.RefLike, drop: checks.RefLike, *, force: bool = False) -> dict[str, Any]:
+    """Merge entry ``drop`` into ``keep`` (see :meth:`doiget.Library.merge`)."""
+    lib.config.require("write")
+    with lib.store.write() as conn:
+        keep_id = entry_store.require_id(conn, checks.entry_ref(keep))
+        drop_id = entry_store.require_id(conn, checks.entry_ref(drop))
+        outcome = dedupe_store.merge(conn, keep_id, drop_id, force=force)
+        return {**outcome, "entry": entry_store.load(conn, [keep_id])[0]}
