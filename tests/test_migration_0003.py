@@ -1,5 +1,6 @@
 """Migration 0003 (entry and note ids never reused) on a library made by the previous code: a store
-migrated to 0002 holding real rows, plus a column and a trigger another migration might have added."""
+migrated to the revision before 0003 holding real rows, plus a column and a trigger another migration
+might have added."""
 from __future__ import annotations
 
 import sqlite3
@@ -15,14 +16,19 @@ from doiget.store.db import open_engines
 COUNTED = ("entries", "notes", "entry_tags", "note_tags", "entry_authors", "authors", "collection_entries", "citations")
 
 
-def library_at_0002(home):
-    """A store at revision 0002 with the demo papers, a tag, a collection and notes (one deleted)."""
+def previous_revision() -> str:
+    """The revision 0003 follows (migrations chain in landing order)."""
+    return ScriptDirectory.from_config(migrate.alembic_config()).get_revision("0003").down_revision
+
+
+def library_before_0003(home):
+    """A store at the revision before 0003 with papers, tags, citations, notes and note tags."""
     home.mkdir(parents=True)
     reader, writer = open_engines(home / "library.sqlite3")
     config = migrate.alembic_config()
     with writer.begin() as conn:
         config.attributes["connection"] = conn
-        command.upgrade(config, "0002")
+        command.upgrade(config, previous_revision())
     reader.dispose()
     writer.dispose()
     conn = sqlite3.connect(home / "library.sqlite3")
@@ -57,10 +63,10 @@ def dump(path):
 
 def test_0003_keeps_rows_columns_triggers_and_stops_id_reuse(tmp_path):
     home = tmp_path / "lib"
-    library_at_0002(home)
+    library_before_0003(home)
     rows_before, objects_before = dump(home / "library.sqlite3")
     with open_library(home) as lib:  # opening migrates to the head
-        assert lib.store.revision_before == "0002" and lib.store.revision == migrate.HEAD
+        assert lib.store.revision_before == previous_revision() and lib.store.revision == migrate.HEAD
         rows_after, objects_after = dump(home / "library.sqlite3")
         assert rows_after == rows_before
         assert objects_before <= objects_after  # indexes, triggers (another migration's too), views

@@ -45,7 +45,8 @@ class ExportParams(Params):
 class ImportParams(Params):
     content: Annotated[str, Field(min_length=1, max_length=MAX_IMPORT_CHARS,
                                   description="the file's text")]
-    format: Annotated[Literal["auto", "csl-json", "bibtex"], Field(max_length=8)] = "auto"
+    format: Annotated[Literal["auto", "csl-json", "bibtex", "ris"], Field(max_length=8)] = "auto"
+    overwrite: Annotated[bool, Field(description="replace fields an entry has")] = False
     tags: Annotated[list[TagName], Field(max_length=20, description="tags for every imported entry")] = []
 
 
@@ -113,7 +114,7 @@ def _records(text: str, format: str) -> list[str]:
 
 
 def _import(lib: LibraryAccess, p: ImportParams) -> dict[str, Any]:
-    result = lib.get().import_bibliography(p.content, p.format, tags=p.tags)
+    result = lib.get().import_bibliography(p.content, p.format, tags=p.tags, overwrite=p.overwrite)
     report, fetchable = result.pop("report"), result.pop("fetchable")
     # Rows that need attention first: a long import's added rows matter least.
     report.sort(key=lambda row: (row["status"] == "added", row["index"]))
@@ -190,14 +191,14 @@ BIBLIOGRAPHY_TOOLS: list[ToolSpec] = [
     _export_tool("doiget_ris_export", "ris", "RIS export", "RIS",
                  "{ok, format, count, total, text, next_cursor}."),
     ToolSpec("doiget_batch_from_bibliography", "Import a bibliography",
-             "Add every record of a CSL-JSON or BibTeX bibliography (Zotero, Mendeley, Better BibTeX export) "
-             "to the library.",
-             when="The user gives you an exported bibliography (CSL-JSON or BibTeX).",
-             outputs=("{ok, records, added, merged, skipped, report[{index, key, status, ref, reason}], fetchable[], "
-                      "...}."),
+             "Add every record of a CSL-JSON, BibTeX or RIS bibliography (Zotero, Mendeley, Better BibTeX, "
+             "EndNote export) to the library.",
+             when="The user gives you an exported bibliography.",
+             outputs="{ok, records, added, merged, skipped, conflicts, report[], fetchable[], ...}.",
              costs="Local; about 3,000 records/s; no network.",
-             side_effects="Creates entries and tags; merging into an entry may overwrite its fields (destructive).",
-             limits=f"{MAX_IMPORT_CHARS:,} characters of text (never a path); report {MAX_REPORT_ROWS} rows.",
+             side_effects=("Creates entries and tags; a matching entry gets its empty fields filled, differences "
+                           "reported; overwrite=true replaces them (destructive)."),
+             limits=f"{MAX_IMPORT_CHARS:,} characters (never a path); report {MAX_REPORT_ROWS} rows.",
              params=ImportParams, run=_import, read_only=False, destructive=True),
     ToolSpec("doiget_resolve_citation", "Resolve a citation",
              "Find the DOI of a free-form reference string: ranked candidate works with confidence.",
