@@ -106,7 +106,7 @@ def test_cli_refuses_hostile_query_without_traceback(demo_home, command, arg):
 MCP_CALLS = {
     "doiget_search_local": "query", "doiget_search_fulltext": "query", "doiget_note_search": "keyword",
     "doiget_bibtex_export": "query", "doiget_csl_export": "query", "doiget_ris_export": "query",
-    "doiget_resolve_citation": "citation", "doiget_paper_search": "query",
+    "doiget_resolve_citation": "citation",  # doiget_paper_search: not listed offline (CAPABILITY_DENIED)
 }
 
 

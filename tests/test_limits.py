@@ -23,7 +23,6 @@ SCHEMA_BOUNDS = [  # (tool, argument, schema keyword, limit)
     ("doiget_resolve_citation", "limit", "maximum", limits.MAX_CITATION_CANDIDATES),
     ("doiget_batch_resolve_citations", "citations", "maxItems", limits.MAX_CITATIONS),
     ("doiget_note_search", "limit", "maximum", limits.MAX_NOTE_HITS),
-    ("doiget_note_search", "offset", "maximum", limits.MAX_NOTE_OFFSET),
     ("doiget_note_create", "body", "maxLength", limits.MAX_NOTE_BODY),
     ("doiget_expand_citation_graph", "max_nodes", "maximum", limits.MAX_EXPANSION_NODES),
     ("doiget_expand_citation_graph", "max_requests", "maximum", limits.MAX_EXPANSION_REQUESTS),
@@ -39,10 +38,10 @@ def test_schema_declares_the_table_value(tool, argument, keyword, limit):
 def test_the_facade_enforces_the_same_values(tmp_path):
     with open_library(tmp_path) as lib:
         entry = lib.add(Work(doi="10.1234/lim", title="limits"))
-        at_limit = [lambda: lib.recent(limits.MAX_RECENT), lambda: lib.search("limits", limits.MAX_SEARCH_HITS),
+        at_limit = [lambda: lib.recent(limits.MAX_RECENT), lambda: lib.search("limits", limits.MAX_SEARCH_WINDOW),
                     lambda: lib.related([entry.id], limit=limits.MAX_RELATED),
                     lambda: lib.note_search(limit=limits.MAX_NOTE_HITS, offset=limits.MAX_NOTE_OFFSET)]
-        over = [lambda: lib.recent(limits.MAX_RECENT + 1), lambda: lib.search("limits", limits.MAX_SEARCH_HITS + 1),
+        over = [lambda: lib.recent(limits.MAX_RECENT + 1), lambda: lib.search("limits", limits.MAX_SEARCH_WINDOW + 1),
                 lambda: lib.related([entry.id], limit=limits.MAX_RELATED + 1),
                 lambda: lib.literature_review([entry.id], limit=limits.MAX_REVIEW_ITEMS + 1),
                 lambda: lib.connect(entry.id, entry.id, limits.MAX_PATHS + 1),

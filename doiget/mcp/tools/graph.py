@@ -39,7 +39,7 @@ class ExpandParams(Params):
 class RelatedParams(Params):
     refs: Annotated[list[RefArg], Field(min_length=1, max_length=MAX_SEEDS, description="seed papers")]
     ranking: Ranking = "similarity"
-    limit: Annotated[int, Field(ge=1, le=100, description="items per page")] = 20
+    limit: Annotated[int, Field(ge=1, le=limits.MAX_RELATED, description="items per page")] = 20
     cursor: Cursor = None
 
 

@@ -29,7 +29,7 @@ class SearchLocalParams(Params):
 
 
 class RecentParams(Params):
-    n: Annotated[int, Field(ge=1, le=limits.MAX_SEARCH_HITS, description="entries per page")] = 10
+    n: Annotated[int, Field(ge=1, le=limits.MAX_RECENT, description="entries per page")] = 10
     cursor: Cursor = None
 
 
