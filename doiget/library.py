@@ -566,34 +566,49 @@ class Library:
         if holder is not None:
             return {"entry": self.info(holder), "sha256": sha, "duplicate": True, "identified_by": "content"}
         sniff = sniff_pdf(data)
-        target = _ref(ref) if ref is not None else (
-            Ref("doi", sniff.doi) if sniff.doi else Ref("arxiv", sniff.arxiv_id) if sniff.arxiv_id else None)
-        identified_by = "ref" if ref is not None else target.kind if target else "title"
+        refs = [_ref(ref)] if ref is not None else sniff.refs
+        identified_by = "ref" if ref is not None else refs[0].kind if refs else "title"
         entry_id = None
-        if target is not None:
-            with self.store.read() as conn:
+        with self.store.read() as conn:
+            for target in refs:
                 entry_id = (entry_store.require_id(conn, target) if isinstance(target, int)
                             else entry_store.find_id(conn, target))
+                if entry_id is not None:
+                    break
         resolved = False
         if entry_id is None:
-            work, resolved = self._pdf_work(target, sniff, name)
+            work, resolved = self._pdf_work(refs, sniff, name)
             entry_id = self.add(work).id
+        elif ref is None and len(refs) > 1:  # the PDF's other ids fill the entry's empty id fields
+            with self.store.write() as conn:
+                entry_id = entry_store.upsert_work(conn, Work(**{r.kind: r.id for r in refs}), stub=True)
         self.add_artefact(entry_id, "pdf", data, mime="application/pdf", source="import")
         return {"entry": self.info(entry_id), "sha256": sha, "duplicate": False, "identified_by": identified_by,
                 "resolved": resolved}
 
-    def _pdf_work(self, ref: Ref | None, sniff: PdfSniff, name: str | None) -> tuple[Work, bool]:
-        """Metadata for an imported PDF: resolved from ``ref`` if the network allows, else what the PDF says."""
-        if ref is not None and self.config.network_enabled:
-            try:
-                return resolve_work(self.http, ref), True
-            except DoigetError as exc:
-                log.info("cannot resolve %s for an imported PDF, using the PDF's own metadata: %s", ref, exc.message)
+    def _pdf_work(self, refs: list, sniff: PdfSniff, name: str | None) -> tuple[Work, bool]:
+        """Metadata for an imported PDF: resolved from its first identifier the upstream sources know when the
+        network allows (a DOI they all answer 404 for is dropped as misread), else what the PDF says; every
+        identifier the PDF prints is kept."""
+        refs = [r for r in refs if isinstance(r, Ref)]
+        if self.config.network_enabled:
+            for target in list(refs):
+                try:
+                    work = resolve_work(self.http, target)
+                except DoigetError as exc:
+                    if exc.code is ErrorCode.NOT_FOUND and target.kind == "doi":
+                        log.info("dropping DOI %s read from an imported PDF: %s", target.id, exc.message)
+                        refs.remove(target)
+                    else:
+                        log.info("cannot resolve %s for an imported PDF: %s", target, exc.message)
+                    continue
+                missing = {r.kind: r.id for r in refs if not getattr(work, r.kind)}
+                return work.model_copy(update=missing), True
         title = sniff.title or name
-        if ref is None and not title:
+        if not refs and not title:
             raise DoigetError(ErrorCode.INVALID_INPUT, "the PDF has no DOI, arXiv id or title; pass ref= to say "
                               "which paper it is")
-        return Work(**({ref.kind: ref.id} if ref else {}), title=title, sources=["pdf"],
+        return Work(**{r.kind: r.id for r in refs}, title=title, sources=["pdf"],
                     authors=[Author.from_parts(name=a) for a in sniff.authors]), False
 
     def tex_source(self, ref: RefLike, max_chars: int = 15000, offset: int = 0) -> dict[str, Any]:

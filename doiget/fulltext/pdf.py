@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from doiget.errors import DoigetError, ErrorCode
 from doiget.fulltext.builder import TextBuilder, clean_inline
 from doiget.fulltext.document import Document
-from doiget.refs import try_parse
+from doiget.fulltext.pdfmeta import PdfSniff, sniff_document
 
 if TYPE_CHECKING:  # PyMuPDF costs ~0.2 s to import; only PDF work pays it
     import pymupdf
@@ -26,12 +26,7 @@ MAX_HEADING_LINES = 3
 MIN_PAGE_CHARS_FOR_OWN_BODY = 300
 COLUMN_GUTTER_TOLERANCE = 0.03
 CELL_GAP_FACTOR = 1.5
-SNIFF_PAGES = 2
 
-_DOI = re.compile(r"\b(10\.\d{4,9}/[^\s\"<>]+)", re.I)
-_ARXIV = re.compile(
-    r"arxiv\s*[:.]?\s*(?:abs/)?(\d{4}\.\d{4,5}(?:v\d+)?|[a-z][a-z\-]*(?:\.[a-z]{2})?/\d{7}(?:v\d+)?)", re.I)
-_TRAILING_PUNCT = ".,;:)]}>'\""
 
 
 @dataclass(slots=True)
@@ -55,17 +50,6 @@ class _Block:
     @property
     def text(self) -> str:
         return "\n".join(self.rows) if self.is_table else _join_lines(self.rows)
-
-
-@dataclass(frozen=True, slots=True)
-class PdfSniff:
-    """What a PDF says about itself: canonical ids (via :class:`Ref`), title, authors, pages."""
-
-    doi: str | None
-    arxiv_id: str | None
-    title: str | None
-    authors: list[str]
-    page_count: int
 
 
 def extract_pdf(data: bytes) -> Document:
@@ -97,21 +81,9 @@ def extract_pdf(data: bytes) -> Document:
 
 
 def sniff_pdf(data: bytes) -> PdfSniff:
-    """Read DOI / arXiv id / title / authors from XMP, the info dict and the first pages' text."""
+    """Every identifier (DOI, arXiv id, PMID, PMCID), the title and authors a PDF states (see :mod:`.pdfmeta`)."""
     with _open(data) as doc:
-        info = {k: v for k, v in (doc.metadata or {}).items() if isinstance(v, str)}
-        xmp = doc.get_xml_metadata() or ""
-        texts = [doc[i].get_text("text", sort=True) for i in range(min(SNIFF_PAGES, doc.page_count))]
-        page_count = doc.page_count
-    haystacks = [xmp, info.get("subject", ""), info.get("keywords", ""), info.get("title", ""), *texts]
-    title = clean_inline(info.get("title", "")) or _xmp_title(xmp)
-    return PdfSniff(
-        doi=_first_ref(haystacks, _DOI, "doi"),
-        arxiv_id=_first_ref(haystacks, _ARXIV, "arxiv"),
-        title=title or None,
-        authors=_split_authors(info.get("author", "")),
-        page_count=page_count,
-    )
+        return sniff_document(doc)
 
 
 def _open(data: bytes) -> pymupdf.Document:
@@ -260,25 +232,3 @@ def _heading_levels(pages: list[list[_Block]], bodies: list[float]) -> dict[floa
 
 def _size_key(size: float) -> float:
     return round(size * 2) / 2
-
-
-def _first_ref(haystacks: list[str], pattern: re.Pattern[str], kind: str) -> str | None:
-    for text in haystacks:
-        for match in pattern.finditer(text or ""):
-            ref = try_parse(f"{kind}:{match.group(1).rstrip(_TRAILING_PUNCT)}")
-            if ref is not None and ref.kind == kind:
-                return ref.id
-    return None
-
-
-def _xmp_title(xmp: str) -> str:
-    match = re.search(r"<dc:title>.*?<rdf:li[^>]*>(.*?)</rdf:li>", xmp, re.S)
-    return clean_inline(match.group(1)) if match else ""
-
-
-def _split_authors(raw: str) -> list[str]:
-    raw = raw.strip()
-    if not raw:
-        return []
-    parts = re.split(r";|\band\b", raw) if re.search(r";|\band\b", raw) else raw.split(",")
-    return [clean_inline(p) for p in parts if p.strip()]
