@@ -24,6 +24,7 @@ from doiget.fulltext import index as fulltext_index
 from doiget.fulltext import search as fulltext_search
 from doiget.fulltext.document import Document
 from doiget.fulltext.paging import bounded_slice, text_page
+from doiget.fulltext.jatsmeta import read_jats_article
 from doiget.fulltext.pdf import PdfSniff, sniff_pdf
 from doiget.fulltext.tex import read_tex_source
 from doiget.models import Author, ChunkMatch, Entry, SearchHit, TextHit, Work
@@ -611,6 +612,52 @@ class Library:
         return Work(**{r.kind: r.id for r in refs}, title=title, sources=["pdf"],
                     authors=[Author.from_parts(name=a) for a in sniff.authors]), False
 
+    def add_jats(self, xml: bytes | str | os.PathLike[str], ref: RefLike | None = None) -> dict[str, Any]:
+        """Import a JATS XML article you have: its front matter fills the entry (found by ``ref`` or any id the
+        article gives, else created; keywords become tags), its ``<ref-list>`` becomes citation edges (stubs for
+        the cited works) and its text is stored and indexed."""
+        self.config.require("write")
+        data, _ = _read_file(xml, "JATS XML")
+        sha = hashlib.sha256(data).hexdigest()
+        with self.store.read() as conn:
+            holder = conn.execute(text("SELECT entry_id FROM artefacts WHERE sha256 = :s AND kind = 'jats' "
+                                       "ORDER BY id LIMIT 1"), {"s": sha}).scalar()
+        if holder is not None:
+            return {"entry": self.info(holder), "sha256": sha, "duplicate": True, "identified_by": "content"}
+        article = read_jats_article(data)
+        fulltext_index.extract("jats", data)  # the body must read as text before anything is written
+        work = article.work
+        refs = [_ref(ref)] if ref is not None else work.refs()
+        if not refs and not work.title:
+            raise DoigetError(ErrorCode.INVALID_INPUT, "the JATS article has no identifier or title; pass ref= "
+                              "to say which paper it is")
+        with self.store.write() as conn:
+            entry_id = next((found for r in refs if (found := entry_store.require_id(conn, r) if isinstance(r, int)
+                                                     else entry_store.find_id(conn, r)) is not None), None)
+            if entry_id is None:
+                entry_id = entry_store.upsert_work(conn, work)
+                self._tag(conn, entry_id, [k for k in article.keywords if len(k) <= MAX_TAG_LENGTH])
+            elif ref is None:  # the entry you have keeps its fields; the article fills the empty ones
+                entry_store.upsert_work(conn, work, stub=True)
+            edges = citation_store.save_cited_works(conn, entry_id, article.references, "jats")
+        self.add_artefact(entry_id, "jats", data, mime="application/xml", source="import")
+        return {"entry": self.info(entry_id), "sha256": sha, "duplicate": False,
+                "identified_by": "ref" if ref is not None else refs[0].kind if refs else "title",
+                "references": len(article.references), "citation_edges": edges}
+
+    def add_file(self, path: str | os.PathLike[str], ref: RefLike | None = None) -> dict[str, Any]:
+        """Import a local PDF or JATS XML file (told apart by content); the result names its ``format``."""
+        try:
+            with open(path, "rb") as handle:
+                head = handle.read(1024)
+        except OSError as exc:
+            raise DoigetError(ErrorCode.INVALID_INPUT, f"cannot read {path}: {exc.strerror or exc}") from exc
+        if looks_like_pdf(head):
+            return {"format": "pdf", **self.add_pdf(path, ref)}
+        if head.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"<"):
+            return {"format": "jats", **self.add_jats(path, ref)}
+        raise DoigetError(ErrorCode.INVALID_INPUT, f"{path}: neither a PDF nor an XML file")
+
     def tex_source(self, ref: RefLike, max_chars: int = 15000, offset: int = 0) -> dict[str, Any]:
         """The LaTeX source of an arXiv paper: its main .tex file (a bounded page of it) and its file list.
         The e-print is downloaded and stored (kind "tex") the first time."""
@@ -900,23 +947,29 @@ def _name(value: str, what: str) -> str:
     return value
 
 
-def _read_pdf(pdf: bytes | str | os.PathLike[str]) -> tuple[bytes, str | None]:
-    """The bytes of a PDF given as bytes or a path, and the file's stem; INVALID_INPUT unless it is a PDF."""
+def _read_file(source: bytes | str | os.PathLike[str], what: str) -> tuple[bytes, str | None]:
+    """The bytes of a file given as bytes or a path, and the file's stem; TOO_LARGE past the import cap."""
     name = None
-    if not isinstance(pdf, bytes):
-        path = Path(pdf)
+    if not isinstance(source, bytes):
+        path = Path(source)
         try:
             if path.stat().st_size > MAX_PDF_BYTES:
                 raise DoigetError(ErrorCode.TOO_LARGE, f"{path} is larger than {MAX_PDF_BYTES} bytes")
-            pdf = path.read_bytes()
+            source = path.read_bytes()
         except OSError as exc:
             raise DoigetError(ErrorCode.INVALID_INPUT, f"cannot read {path}: {exc.strerror or exc}") from exc
         name = path.stem
-    if len(pdf) > MAX_PDF_BYTES:
-        raise DoigetError(ErrorCode.TOO_LARGE, f"PDF larger than {MAX_PDF_BYTES} bytes")
-    if not looks_like_pdf(pdf):
+    if len(source) > MAX_PDF_BYTES:
+        raise DoigetError(ErrorCode.TOO_LARGE, f"{what} larger than {MAX_PDF_BYTES} bytes")
+    return source, name
+
+
+def _read_pdf(pdf: bytes | str | os.PathLike[str]) -> tuple[bytes, str | None]:
+    """The bytes of a PDF given as bytes or a path, and the file's stem; INVALID_INPUT unless it is a PDF."""
+    data, name = _read_file(pdf, "PDF")
+    if not looks_like_pdf(data):
         raise DoigetError(ErrorCode.INVALID_INPUT, "not a PDF (no %PDF- header)")
-    return pdf, name
+    return data, name
 
 
 def _entry_filters(*, year_from: int | None = None, year_to: int | None = None, tag: str | None = None,

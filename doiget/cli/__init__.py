@@ -36,7 +36,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     if result is not None:
         emit(args, result)
-    return 0
+    return getattr(args, "exit_code", 0)  # a command that finished with some items failed sets 1
 
 
 def emit(args: argparse.Namespace, result: Any) -> None:
