@@ -562,20 +562,14 @@ class Library:
         data, name = _read_pdf(pdf)
         sha = hashlib.sha256(data).hexdigest()
         with self.store.read() as conn:
-            holder = conn.execute(text("SELECT entry_id FROM artefacts WHERE sha256 = :s AND kind = 'pdf' "
-                                       "ORDER BY id LIMIT 1"), {"s": sha}).scalar()
+            holder = entry_store.artefact_holder(conn, sha, "pdf")
         if holder is not None:
             return {"entry": self.info(holder), "sha256": sha, "duplicate": True, "identified_by": "content"}
         sniff = sniff_pdf(data)
         refs = [_ref(ref)] if ref is not None else sniff.refs
         identified_by = "ref" if ref is not None else refs[0].kind if refs else "title"
-        entry_id = None
         with self.store.read() as conn:
-            for target in refs:
-                entry_id = (entry_store.require_id(conn, target) if isinstance(target, int)
-                            else entry_store.find_id(conn, target))
-                if entry_id is not None:
-                    break
+            entry_id = entry_store.find_any(conn, refs)
         resolved = False
         if entry_id is None:
             work, resolved = self._pdf_work(refs, sniff, name)
@@ -620,8 +614,7 @@ class Library:
         data, _ = _read_file(xml, "JATS XML")
         sha = hashlib.sha256(data).hexdigest()
         with self.store.read() as conn:
-            holder = conn.execute(text("SELECT entry_id FROM artefacts WHERE sha256 = :s AND kind = 'jats' "
-                                       "ORDER BY id LIMIT 1"), {"s": sha}).scalar()
+            holder = entry_store.artefact_holder(conn, sha, "jats")
         if holder is not None:
             return {"entry": self.info(holder), "sha256": sha, "duplicate": True, "identified_by": "content"}
         article = read_jats_article(data)
@@ -632,8 +625,7 @@ class Library:
             raise DoigetError(ErrorCode.INVALID_INPUT, "the JATS article has no identifier or title; pass ref= "
                               "to say which paper it is")
         with self.store.write() as conn:
-            entry_id = next((found for r in refs if (found := entry_store.require_id(conn, r) if isinstance(r, int)
-                                                     else entry_store.find_id(conn, r)) is not None), None)
+            entry_id = entry_store.find_any(conn, refs)
             if entry_id is None:
                 entry_id = entry_store.upsert_work(conn, work)
                 self._tag(conn, entry_id, [k for k in article.keywords if len(k) <= MAX_TAG_LENGTH])

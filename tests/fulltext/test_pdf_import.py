@@ -11,7 +11,7 @@ from loopback import Reply, _loopback_ca, _loopback_server, client_ca, https_ser
 from doiget.config import load_config
 from doiget.errors import DoigetError, ErrorCode
 from doiget.library import Library
-from doiget.sources.http import HttpClient, Throttle
+from doiget.net.http import HttpClient, Throttle
 
 MISREAD_DOI = "10.1073/pnas.14142711119"
 
