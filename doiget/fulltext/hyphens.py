@@ -17,6 +17,7 @@ HYPHENS = ("-", "\u2010")  # hyphen-minus, hyphen
 _WORDS = re.compile(r"[^\W\d_]+(?:[-\u2010][^\W\d_]+)*")
 _TAIL = re.compile(r"((?:[^\W\d_]+[-\u2010])*?)([^\W\d_]+)[-\u2010]$")
 _HEAD = re.compile(r"[^\W\d_]+")
+_BROKEN = re.compile(r"[^\W\d_]+(?:[-\u2010][^\W\d_]+)*[-\u2010]\n[^\W\d_]*")
 
 
 @dataclass(slots=True)
@@ -31,22 +32,14 @@ class Vocabulary:
     @classmethod
     def of(cls, lines: Iterable[str]) -> "Vocabulary":
         vocab = cls()
-        continued = False
-        for line in lines:
-            line = line.replace(SOFT_HYPHEN, "").rstrip()
-            # fragments of a word broken across lines (``popula-`` / ``tion``) vouch for nothing
-            tokens = _WORDS.findall(line.rstrip("-\u2010"))
-            if continued and tokens:
-                tokens.pop(0)
-            continued = line.endswith(HYPHENS)
-            if continued and tokens:
-                tokens.pop()
-            for token in tokens:
-                token = token.lower()
-                if "-" in token or "\u2010" in token:
-                    vocab.compounds.add(token.replace("\u2010", "-"))
-                else:
-                    vocab.words.add(token)
+        text = "\n".join(line.rstrip() for line in lines).replace(SOFT_HYPHEN, "")
+        # fragments of a word broken across lines (``popula-`` / ``tion``) vouch for nothing
+        text = _BROKEN.sub("\n", text)
+        for token in set(_WORDS.findall(text.lower())):
+            if "-" in token or "\u2010" in token:
+                vocab.compounds.add(token.replace("\u2010", "-"))
+            else:
+                vocab.words.add(token)
         return vocab
 
     def keeps_hyphen(self, left: str, right: str) -> bool:

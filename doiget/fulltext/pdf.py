@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from doiget.errors import DoigetError, ErrorCode
@@ -146,11 +147,16 @@ def _page_lines(page: pymupdf.Page) -> _Page:
             if line["dir"][0] < 0.99 and pdflayout.in_side_margin(bbox[0], bbox[2], page.rect.width):
                 continue  # text at an angle in a side margin: arXiv's stamp, a publisher's notice
             lines.append(_Line(text, _dominant_size(spans), bbox,
-                               all(s["flags"] & BOLD_FLAG or _BOLD_FONT.search(s["font"]) for s in spans),
+                               all(s["flags"] & BOLD_FLAG or _bold_font(s["font"]) for s in spans),
                                line["dir"][0] >= 0.99))
         if lines:
             blocks.append(_Block(lines, tuple(b["bbox"])))
     return _Page(blocks, page.rect.width, page.rect.height)
+
+
+@lru_cache(maxsize=1024)
+def _bold_font(name: str) -> bool:
+    return bool(_BOLD_FONT.search(name))
 
 
 def _dominant_size(spans: list[dict]) -> float:
