@@ -13,11 +13,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 SOFT_HYPHEN = "\u00ad"
+MAX_COMPOUND_CHARS = 80  # how far back a line's last hyphenated token is looked for
 HYPHENS = ("-", "\u2010")  # hyphen-minus, hyphen
 _WORDS = re.compile(r"[^\W\d_]+(?:[-\u2010][^\W\d_]+)*")
 _TAIL = re.compile(r"((?:[^\W\d_]+[-\u2010])*?)([^\W\d_]+)[-\u2010]$")
 _HEAD = re.compile(r"[^\W\d_]+")
-_BROKEN = re.compile(r"[^\W\d_]+(?:[-\u2010][^\W\d_]+)*[-\u2010]\n[^\W\d_]*")
 
 
 @dataclass(slots=True)
@@ -32,10 +32,17 @@ class Vocabulary:
     @classmethod
     def of(cls, lines: Iterable[str]) -> "Vocabulary":
         vocab = cls()
-        text = "\n".join(line.rstrip() for line in lines).replace(SOFT_HYPHEN, "")
-        # fragments of a word broken across lines (``popula-`` / ``tion``) vouch for nothing
-        text = _BROKEN.sub("\n", text)
-        for token in set(_WORDS.findall(text.lower())):
+        kept, continued = [], False
+        for line in lines:
+            if SOFT_HYPHEN in line:
+                line = line.replace(SOFT_HYPHEN, "")
+            line = line.rstrip()
+            # fragments of a word broken across lines (``popula-`` / ``tion``) vouch for nothing
+            if continued:
+                line = line.partition(" ")[2]
+            continued = line.endswith(HYPHENS)
+            kept.append(line.rpartition(" ")[0] if continued else line)
+        for token in set(_WORDS.findall("\n".join(kept).lower())):
             if "-" in token or "\u2010" in token:
                 vocab.compounds.add(token.replace("\u2010", "-"))
             else:
@@ -45,7 +52,7 @@ class Vocabulary:
     def keeps_hyphen(self, left: str, right: str) -> bool:
         """Whether ``left-`` at a line end and ``right`` on the next line form a hyphenated compound."""
         head = _HEAD.match(right)
-        tail = _TAIL.search(left)
+        tail = _TAIL.search(left[-MAX_COMPOUND_CHARS:])
         if head is None or tail is None:
             return True  # ``x-`` before a number or a symbol: a real hyphen (``COVID-`` ``19``)
         before, a, b = tail.group(1).lower().replace("\u2010", "-"), tail.group(2).lower(), head.group(0).lower()
