@@ -564,11 +564,9 @@ class Library:
         DOI/arXiv id found in the PDF (resolved when the network is allowed), else one titled from the PDF."""
         self.config.require("write")
         data, name = _read_pdf(pdf)
-        sha = hashlib.sha256(data).hexdigest()
-        with self.store.read() as conn:
-            holder = entry_store.artefact_holder(conn, sha, "pdf")
-        if holder is not None:
-            return {"entry": self.info(holder), "sha256": sha, "duplicate": True, "identified_by": "content"}
+        sha, stored = self._stored_copy(data, "pdf")
+        if stored is not None:
+            return stored
         sniff = sniff_pdf(data)
         refs = [_ref(ref)] if ref is not None else sniff.refs
         identified_by = "ref" if ref is not None else refs[0].kind if refs else "title"
@@ -616,11 +614,9 @@ class Library:
         the cited works) and its text is stored and indexed."""
         self.config.require("write")
         data, _ = _read_file(xml, "JATS XML")
-        sha = hashlib.sha256(data).hexdigest()
-        with self.store.read() as conn:
-            holder = entry_store.artefact_holder(conn, sha, "jats")
-        if holder is not None:
-            return {"entry": self.info(holder), "sha256": sha, "duplicate": True, "identified_by": "content"}
+        sha, stored = self._stored_copy(data, "jats")
+        if stored is not None:
+            return stored
         article = read_jats_article(data)
         fulltext_index.extract("jats", data)  # the body must read as text before anything is written
         work = article.work
@@ -640,6 +636,16 @@ class Library:
         return {"entry": self.info(entry_id), "sha256": sha, "duplicate": False,
                 "identified_by": "ref" if ref is not None else refs[0].kind if refs else "title",
                 "references": len(article.references), "citation_edges": edges}
+
+    def _stored_copy(self, data: bytes, kind: str) -> tuple[str, dict[str, Any] | None]:
+        """The SHA-256 of ``data`` and, when an entry already holds these bytes as a ``kind`` artefact, the
+        import result that says so (nothing is changed)."""
+        sha = hashlib.sha256(data).hexdigest()
+        with self.store.read() as conn:
+            holder = entry_store.artefact_holder(conn, sha, kind)
+        if holder is None:
+            return sha, None
+        return sha, {"entry": self.info(holder), "sha256": sha, "duplicate": True, "identified_by": "content"}
 
     def add_file(self, path: str | os.PathLike[str], ref: RefLike | None = None) -> dict[str, Any]:
         """Import a local PDF or JATS XML file (told apart by content); the result names its ``format``."""
