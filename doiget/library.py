@@ -557,7 +557,12 @@ class Library:
             return {"status": "missing", "reason": f"{alternate.source} served a page without full text"}
         sha = self.add_artefact(entry_id, alternate.kind, response.content, source=alternate.source,
                                 mime=response.headers.get("content-type"), url=alternate.url)
-        return {"status": "stored", "sha256": sha, "chunks": chunks}
+        outcome: dict[str, Any] = {"status": "stored", "sha256": sha, "chunks": chunks}
+        if alternate.kind == "jats":  # its reference list, as for a JATS file you add
+            references = read_jats_article(response.content).references
+            with self.store.write() as conn:
+                outcome["citation_edges"] = citation_store.save_cited_works(conn, entry_id, references, "jats")
+        return outcome
 
     def add_pdf(self, pdf: bytes | str | os.PathLike[str], ref: RefLike | None = None) -> dict[str, Any]:
         """Import a PDF you have: the entry already holding these bytes, else the entry of ``ref`` or of the
