@@ -12,6 +12,7 @@ from rich.progress import Progress
 from doiget.cli import Command
 from doiget.cli.common import entry_line, open_lib
 from doiget.errors import DoigetError, ErrorCode
+from doiget.present import entry_dict
 
 
 def cmd_text(args: argparse.Namespace) -> dict[str, Any]:
@@ -80,8 +81,7 @@ def cmd_add(args: argparse.Namespace) -> dict[str, Any]:
                 failed.append({"path": str(path), "error": exc.to_dict()})
             else:
                 entry = result.pop("entry")
-                added.append({**result, "path": str(path),
-                              "entry": {**entry.model_dump(mode="json", exclude_none=True), "ref": entry.ref_label}})
+                added.append({**result, "path": str(path), "entry": entry_dict(entry)})
             progress.advance(task)
     if failed:
         args.exit_code = 1
