@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import os
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import platformdirs
@@ -11,6 +11,7 @@ import platformdirs
 from doiget.errors import DoigetError, ErrorCode
 
 PROFILES = ("full", "offline", "read-only")
+KEYS = ("profile", "contact_email")  # the keys config.toml may hold
 
 
 def resolve_home(home: str | os.PathLike[str] | None = None) -> Path:
@@ -34,7 +35,6 @@ class Config:
     home: Path
     profile: str = "full"
     contact_email: str | None = None
-    extra: dict = field(default_factory=dict)
 
     @property
     def network_enabled(self) -> bool:
@@ -62,8 +62,12 @@ def load_config(home: str | os.PathLike[str] | None = None) -> Config:
             data = tomllib.loads(path.read_text(encoding="utf-8"))
         except (OSError, tomllib.TOMLDecodeError) as exc:
             raise DoigetError(ErrorCode.STORE_ERROR, f"cannot read {path}: {exc}") from exc
-    profile = os.environ.get("DOIGET_PROFILE") or data.pop("profile", "full")
+    unknown = sorted(set(data) - set(KEYS))
+    if unknown:
+        raise DoigetError(ErrorCode.INVALID_INPUT, f"unknown key {unknown[0]!r} in {path}; "
+                                                   f"config.toml keys: {', '.join(KEYS)}")
+    profile = os.environ.get("DOIGET_PROFILE") or data.get("profile", "full")
     if profile not in PROFILES:
         raise DoigetError(ErrorCode.INVALID_INPUT, f"unknown profile {profile!r}; profiles: {', '.join(PROFILES)}")
-    email = os.environ.get("DOIGET_CONTACT_EMAIL") or data.pop("contact_email", None)
-    return Config(home=root, profile=profile, contact_email=email or None, extra=data)
+    email = os.environ.get("DOIGET_CONTACT_EMAIL") or data.get("contact_email")
+    return Config(home=root, profile=profile, contact_email=email or None)

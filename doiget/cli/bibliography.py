@@ -14,7 +14,7 @@ from rich.progress import (
     TimeElapsedColumn,
 )
 
-from doiget.cli import Command
+from doiget.cli import Command, common_options
 from doiget.cli.common import open_lib
 from doiget.errors import DoigetError, ErrorCode
 
@@ -66,6 +66,7 @@ def cmd_import(args):
                                          progress=lambda done, total: bar.update(task, completed=done, total=total))
         if args.fetch and result["fetchable"]:
             result["fetch"] = _fetch_all(lib, result["fetchable"], bar)
+            result["failed"] = result["fetch"]["errors"]
         return result
 
 
@@ -91,7 +92,10 @@ def _render_import(r: dict[str, Any]) -> str:
     lines = [f"{r['records']} records: {r['added']} added, {r['merged']} merged, {r['skipped']} skipped "
              f"({r['entries']} entries, {r['seconds']} s); {len(r['fetchable'])} can be fetched"]
     if "fetch" in r:
-        lines.append(f"fetched: {json.dumps(r['fetch'])}")
+        f = r["fetch"]
+        counts = ", ".join(f"{n} {status}" for status, n in sorted(f["by_status"].items()))
+        errors = ", ".join(f"{n} {code}" for code, n in sorted(f["by_error"].items()))
+        lines.append(f"fetched {f['total']}: {counts or 'none'}; {f['errors']} failed" + (f" ({errors})" if errors else ""))
     notable = [row for row in r["report"] if row["status"] != "added" or row.get("problems")]
     if notable:
         lines += ["", f"{'#':>5}  {'status':8} {'key':24} {'entry':>6}  reason"]
@@ -193,8 +197,9 @@ def register(command: Command) -> None:
     p.add_argument("-n", "--limit", type=int, default=5)
     p = command("note", cmd_note, _render_note, "create, show, edit, delete, search or export notes")
     actions = p.add_subparsers(dest="action", required=True, metavar="ACTION")
+    common = common_options()  # --json and --home after the action too
     for action, help_ in (("create", "write a note ('-' body reads stdin)"), ("edit", "change a note")):
-        a = actions.add_parser(action, help=help_)
+        a = actions.add_parser(action, parents=[common], help=help_)
         if action == "create":
             a.add_argument("body")
             a.add_argument("--ref", help="the paper the note is about")
@@ -208,11 +213,11 @@ def register(command: Command) -> None:
         a.add_argument("--quote", help="anchor: quoted passage")
         a.add_argument("--tag", dest="tags", action="append", default=None, help="tag (repeatable)")
     for action in ("show", "delete", "export"):
-        a = actions.add_parser(action, help=f"{action} a note")
+        a = actions.add_parser(action, parents=[common], help=f"{action} a note")
         a.add_argument("id", type=int)
         if action == "export":
             a.add_argument("-o", "--output", metavar="FILE", help="write the Markdown to FILE")
-    a = actions.add_parser("search", help="find notes (newest first without a keyword)")
+    a = actions.add_parser("search", parents=[common], help="find notes (newest first without a keyword)")
     a.add_argument("keyword", nargs="?")
     a.add_argument("--ref")
     a.add_argument("--tag")

@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import Any
 
-from doiget.cli import Command
+from doiget.cli import Command, common_options
 from doiget.cli.common import (render_entries, render_entry, render_hits, render_kv, render_table,
                                open_lib)
 from doiget.config import load_config
@@ -112,7 +112,7 @@ def cmd_demo(args):
     from doiget.demo import load_demo
 
     with open_lib(args) as lib:
-        return load_demo(lib)
+        return load_demo(lib, force=args.force)
 
 
 def _render_demo(r: dict[str, Any]) -> str:
@@ -120,9 +120,15 @@ def _render_demo(r: dict[str, Any]) -> str:
             "try:  doiget search 'test*'   ·   doiget recent   ·   doiget serve")
 
 
+SERVE_BANNER = ("doiget: MCP server speaking JSON-RPC on stdin/stdout; an MCP host starts it for you "
+                "(see README, 'Use it from an MCP host'). Ctrl-D stops it.")
+
+
 def cmd_serve(args):
     from doiget.mcp_server import serve
 
+    if sys.stdin.isatty():  # a person typed `doiget serve`; stdout belongs to the protocol
+        print(SERVE_BANNER, file=sys.stderr, flush=True)
     serve(args.home)
 
 
@@ -150,9 +156,10 @@ def register(command: Command) -> None:
     p.add_argument("tags", nargs="+")
     p = command("collection", cmd_collection, _render_collection, "manage collections")
     actions = p.add_subparsers(dest="action", required=True, metavar="ACTION")
-    actions.add_parser("list", help="list collections")
+    common = common_options()  # --json and --home after the action too
+    actions.add_parser("list", parents=[common], help="list collections")
     for action in ("create", "add", "remove", "delete", "show"):
-        a = actions.add_parser(action, help=f"{action} a collection" if action in ("create", "delete", "show")
+        a = actions.add_parser(action, parents=[common], help=f"{action} a collection" if action in ("create", "delete", "show")
                                else f"{action} papers")
         a.add_argument("name")
         if action in ("add", "remove"):
@@ -175,4 +182,5 @@ def register(command: Command) -> None:
     p = command("sql", cmd_sql, render_table, "run one read-only SQL statement ('-' reads stdin)")
     p.add_argument("query")
     p.add_argument("--max-rows", type=int, default=1000)
-    command("demo", cmd_demo, _render_demo, "load a small bundled sample library to try doiget offline")
+    p = command("demo", cmd_demo, _render_demo, "load a small bundled sample library to try doiget offline")
+    p.add_argument("--force", action="store_true", help="add the sample papers even to a library that has its own")

@@ -10,6 +10,7 @@ from typing import Any
 
 import pymupdf
 
+from doiget.errors import DoigetError, ErrorCode
 from doiget.library import Library
 from doiget.models import Work
 
@@ -43,9 +44,26 @@ def paper_pdf(work: Work) -> bytes:
     return data
 
 
-def load_demo(lib: Library) -> dict[str, Any]:
-    """Add the sample papers (idempotent), tag them by topic, and attach generated PDFs."""
+def foreign_entries(lib: Library, works: list[Work]) -> int:
+    """How many entries of ``lib`` (stubs aside) are not sample papers."""
+    demo_ids = {(kind, value) for work in works for kind, value in work.ids().items()}
+    rows = lib.sql("SELECT doi, arxiv, pmid, pmcid, openalex FROM entries WHERE is_stub = 0", max_rows=10_000)
+    kinds = rows["columns"]
+    if rows.get("truncated"):
+        return len(rows["rows"])
+    return sum(not any((k, v) in demo_ids for k, v in zip(kinds, row) if v) for row in rows["rows"])
+
+
+def load_demo(lib: Library, force: bool = False) -> dict[str, Any]:
+    """Add the sample papers (idempotent), tag them by topic, and attach generated PDFs.
+
+    A library that holds papers of its own is refused (INVALID_INPUT) unless ``force``: the
+    sample papers would mix with the user's."""
     works = demo_works()
+    if not force and (others := foreign_entries(lib, works)):
+        raise DoigetError(ErrorCode.INVALID_INPUT,
+                          f"{lib.home} already holds {others} paper(s) of its own; load the demo into an empty "
+                          "library (--home DIR) or pass --force to add the sample papers to this one")
     refs = []
     for work in works:
         topic = "software-testing" if work.arxiv else "oncology"
