@@ -116,7 +116,8 @@ def cmd_demo(args):
 
 
 def _render_demo(r: dict[str, Any]) -> str:
-    return (f"demo library ready at {r['home']}: {r['entries']} papers, {r['pdfs']} PDFs.\n"
+    return (f"demo library ready at {r['home']}: {r['entries']} papers, {r['pdfs']} PDFs, "
+            f"{r['citations']} citations among them.\n"
             "try:  doiget search 'test*'   ·   doiget recent   ·   doiget serve")
 
 
