@@ -12,8 +12,8 @@ import pytest
 from synthetic_graph import citation_dag, store_graph
 
 from doiget import DoigetError, ErrorCode, open_library
-from doiget.graph import SECTIONS
 from doiget.pagerank import pagerank  # equal to networkx.pagerank: tests/test_pagerank.py
+from doiget.ranking import SECTIONS
 
 N = 2000
 

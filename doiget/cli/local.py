@@ -126,7 +126,7 @@ SERVE_BANNER = ("doiget: MCP server speaking JSON-RPC on stdin/stdout; an MCP ho
 
 
 def cmd_serve(args):
-    from doiget.mcp_server import serve
+    from doiget.mcp.server import serve
 
     if sys.stdin.isatty():  # a person typed `doiget serve`; stdout belongs to the protocol
         print(SERVE_BANNER, file=sys.stderr, flush=True)
