@@ -28,6 +28,7 @@ from doiget.fulltext.pdf import PdfSniff, sniff_pdf
 from doiget.fulltext.tex import read_tex_source
 from doiget.models import Author, ChunkMatch, Entry, SearchHit, TextHit, Work
 from doiget.refs import Ref
+from doiget.results import Hits, SqlResult, TextPage
 from doiget.net import arxiv
 from doiget.net.base import Http, looks_like_pdf
 from doiget.net.resolve import resolve as resolve_work
@@ -153,7 +154,7 @@ class Library:
                 raise DoigetError(ErrorCode.INVALID_QUERY, f"cannot search for {query!r}: {exc.orig}") from exc
             raise
         hits = [SearchHit(id=r.id, score=r.score, snippet=r.snippet, **shown[r.id]) for r in rows]
-        return self._with_fulltext(hits, query, limit, filters) if include_fulltext else hits
+        return Hits(self._with_fulltext(hits, query, limit, filters) if include_fulltext else hits)
 
     def delete(self, ref: RefLike) -> dict[str, Any]:
         """Remove an entry and everything attached to it, then the blobs nothing else references."""
@@ -420,8 +421,8 @@ class Library:
             raise DoigetError(ErrorCode.NOT_FOUND, f"{entry.ref_label} has {stored} in the library; fetch it first "
                               "(doiget fetch, or doiget_fetch_fulltext for ar5iv/JATS/BioC)")
         artefact, doc = self._readable_document(candidates)
-        return {"ref": entry.ref_label, "id": entry.id, "title": entry.title, "format": artefact.kind,
-                "sha256": artefact.sha256, **text_page(doc, offset, max_chars, page)}
+        return TextPage(ref=entry.ref_label, id=entry.id, title=entry.title, format=artefact.kind,
+                        sha256=artefact.sha256, **text_page(doc, offset, max_chars, page))
 
     def _readable_document(self, candidates: list) -> tuple[Any, Document]:
         """The first candidate artefact that extracts to some text (else the first that extracts at all)."""
@@ -452,7 +453,7 @@ class Library:
             if ref is not None:
                 clauses.append("e.id = :entry_id")
                 params["entry_id"] = entry_store.require_id(conn, _ref(ref))
-            return fulltext_search.search_chunks(conn, match, limit, clauses, params)
+            return Hits(fulltext_search.search_chunks(conn, match, limit, clauses, params))
 
     def _with_fulltext(self, hits: list[SearchHit], query: str, limit: int,
                        filters: dict[str, Any]) -> list[SearchHit]:
@@ -841,8 +842,9 @@ class Library:
         """Store location, schema revision, counts and integrity of this library."""
         return health_report(self.config)
 
-    def sql(self, query: str, max_rows: int = 1000) -> dict[str, Any]:
-        """Run ONE read-only SQL statement; returns columns, rows and whether rows were cut at ``max_rows``."""
+    def sql(self, query: str, max_rows: int = 1000) -> SqlResult:
+        """Run ONE read-only SQL statement: ``result["columns"]``, ``["rows"]`` and ``["truncated"]`` (cut at
+        ``max_rows``); also a sequence of row records, so ``pandas.DataFrame(result)`` is the table."""
         if not isinstance(query, str) or not query.strip():
             raise DoigetError(ErrorCode.INVALID_QUERY, "empty SQL statement")
         max_rows = _bounded_int(max_rows, "max_rows", 1, MAX_SQL_ROWS)
@@ -850,14 +852,13 @@ class Library:
             with self.store.readonly().connect() as conn:
                 result = conn.exec_driver_sql(query)
                 if not result.returns_rows:
-                    return {"columns": [], "rows": [], "truncated": False}
+                    return SqlResult([], [], False)
                 columns = list(result.keys())
                 rows = [list(row) for row in result.fetchmany(max_rows + 1)]
         except DBAPIError as exc:
             raise _sql_error(exc) from exc
         truncated = len(rows) > max_rows
-        return {"columns": columns, "rows": [[_jsonable(v) for v in r] for r in rows[:max_rows]],
-                "truncated": truncated}
+        return SqlResult(columns, [[_jsonable(v) for v in r] for r in rows[:max_rows]], truncated)
 
 
 def _sql_error(exc: DBAPIError) -> DoigetError:

@@ -125,6 +125,18 @@ class Entry(Work):
         (an imported PDF without identifiers); the Library accepts both."""
         return str(self.ref) if self.ids() else f"#{self.id}"
 
+    def __repr__(self) -> str:
+        from doiget.results import short
+
+        first = self.authors[0].name if self.authors else "?"
+        who = first + (" et al." if len(self.authors) > 1 else "")
+        return f"<Entry {self.ref_label} {who} ({self.year or 'n.d.'}) {short(self.title)!r}>"
+
+    def _repr_html_(self) -> str:
+        from doiget.results import entry_html
+
+        return entry_html(self)
+
 
 class SearchHit(BaseModel):
     id: int
@@ -139,6 +151,11 @@ class SearchHit(BaseModel):
     snippet: str
     fulltext: "ChunkMatch | None" = Field(default=None, description="best matching passage of the paper's text "
                                           "(only with include_fulltext)")
+
+    def __repr__(self) -> str:
+        from doiget.results import short
+
+        return f"<SearchHit {self.ref} ({self.year or 'n.d.'}) {short(self.title)!r} score={self.score:.3g}>"
 
 
 class ChunkMatch(BaseModel):
@@ -160,6 +177,12 @@ class TextHit(ChunkMatch):
     ref: str
     title: str | None
     year: int | None
+
+    def __repr__(self) -> str:
+        from doiget.results import short
+
+        where = f"p. {self.page}" if self.page else f"offset {self.char_start}"
+        return f"<TextHit {self.ref} {where} {short(self.snippet.replace('**', ''), 60)!r}>"
 
 
 class ErrorInfo(BaseModel):
