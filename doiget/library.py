@@ -636,6 +636,17 @@ class Library:
                 **bounded_slice(main, _bounded_int(offset, "offset", 0, 2**53), max_chars)}
 
     # ---- bibliography, citations strings, notes (doiget/formats/, doiget/matching.py) ---
+    def cite(self, refs: list[RefLike], style: str = "apa", format: str = "text") -> dict[str, Any]:
+        """The entries ``refs`` as formatted references: ``{style, format, references: [str]}`` in the
+        style's order. ``style`` is apa, vancouver, nature, ieee, mla, ama, harvard or a .csl file path;
+        ``format`` text or html."""
+        from doiget.formats import cite
+
+        if not isinstance(refs, list) or not 1 <= len(refs) <= 500:
+            raise DoigetError(ErrorCode.INVALID_INPUT, "give 1 to 500 refs to cite")
+        items = self.export("csl-json", refs=refs)
+        return {"style": style, "format": format, "references": cite.format_references(items, style, format)}
+
     def export(self, format: str = "bibtex", refs: list[RefLike] | None = None, tag: str | None = None,
                collection: str | None = None, query: str | None = None) -> str | list[dict[str, Any]]:
         """The selected entries as BibTeX or RIS text, or as a list of CSL-JSON items. Selectors

@@ -40,6 +40,7 @@ EXPECT = {
     "doiget note search": "LOX drives cross-linking",
     "doiget text arxiv:1202.4527 --page 3": "page 3 of 3",
     "doiget cite-resolve": "10.1073/pnas.1414271111",
+    "doiget cite ": "Makris EA, Responte DJ",
     "doiget sql": "arxiv:1202.4527",
     "doiget fetch": "doi:10.1073/pnas.1414271111",
     "doiget resolve": "1707.08567",

@@ -109,6 +109,11 @@ def _render_import(r: dict[str, Any]) -> str:
 
 
 # ---- citations ----------------------------------------------------------------------------
+def cmd_cite(args):
+    with open_lib(args) as lib:
+        return lib.cite(args.refs, args.style, args.format)
+
+
 def cmd_cite_resolve(args):
     with open_lib(args) as lib:
         return lib.resolve_citation(args.citation, args.limit)
@@ -191,6 +196,12 @@ def register(command: Command) -> None:
     p.add_argument("--tag", dest="tags", action="append", default=[], help="tag every imported entry (repeatable)")
     p.add_argument("--fetch", action="store_true",
                    help="then fetch the open-access copies of the imported papers that have an identifier")
+    p = command("cite", cmd_cite, lambda r: "\n".join(r["references"]),
+                "print formatted references in a citation style (APA, Vancouver, Nature, ... or a .csl file)")
+    p.add_argument("refs", nargs="+", metavar="REF")
+    p.add_argument("--style", default="apa",
+                   help="apa, vancouver, nature, ieee, mla, ama, harvard, or the path of a .csl file")
+    p.add_argument("--format", choices=("text", "html"), default="text")
     p = command("cite-resolve", cmd_cite_resolve, _render_candidates,
                 "find the DOI of a reference string (library first, then Crossref)")
     p.add_argument("citation")
