@@ -636,6 +636,12 @@ class Library:
                 **bounded_slice(main, _bounded_int(offset, "offset", 0, 2**53), max_chars)}
 
     # ---- bibliography, citations strings, notes (doiget/formats/, doiget/matching.py) ---
+    def datasette_metadata(self) -> dict[str, Any]:
+        """Datasette metadata for this library's file: FTS tables wired, views described, canned queries."""
+        from doiget.services.browse import datasette_metadata
+
+        return datasette_metadata(self.store.path.stem)
+
     def cite(self, refs: list[RefLike], style: str = "apa", format: str = "text") -> dict[str, Any]:
         """The entries ``refs`` as formatted references: ``{style, format, references: [str]}`` in the
         style's order. ``style`` is apa, vancouver, nature, ieee, mla, ama, harvard or a .csl file path;

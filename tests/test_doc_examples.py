@@ -28,6 +28,7 @@ SKIP = {
     "pip install": "installs doiget (the test runs the installed copy)",
     "python -m pytest": "the test suite itself",
     "claude mcp add": "needs Claude Code; tests/test_mcp_hosts.py checks the command it registers",
+    "doiget browse": "serves Datasette until Ctrl-C; tests/test_browse.py starts it and queries its JSON API",
     "doiget graph expand": "walks OpenAlex's citation lists, which no recording holds for the demo papers; "
                            "tests/test_expansion.py runs it against a fake OpenAlex",
 }

@@ -10,6 +10,7 @@ from doiget.cli import Command, common_options
 from doiget.cli.common import (render_entries, render_entry, render_hits, render_kv, render_table,
                                open_lib)
 from doiget.config import load_config
+from doiget.errors import DoigetError, ErrorCode
 from doiget.store.health import health_report
 
 def cmd_info(args):
@@ -121,6 +122,31 @@ def _render_demo(r: dict[str, Any]) -> str:
             "try:  doiget search 'test*'   ·   doiget recent   ·   doiget serve")
 
 
+def cmd_browse(args):
+    """Datasette on the library, read-only (it opens the file with mode=ro), until Ctrl-C."""
+    import importlib.util
+    import json
+    import subprocess
+    import tempfile
+
+    if importlib.util.find_spec("datasette") is None:
+        raise DoigetError(ErrorCode.NOT_IMPLEMENTED, "doiget browse needs Datasette: pip install 'doiget[browse]'")
+    with open_lib(args) as lib:
+        database, metadata = lib.store.path, lib.datasette_metadata()
+    with tempfile.TemporaryDirectory() as tmp:
+        path = f"{tmp}/metadata.json"
+        with open(path, "w", encoding="utf-8") as f:
+            json.dump(metadata, f)
+        command = [sys.executable, "-m", "datasette", "serve", str(database), "--metadata", path,
+                   "--host", args.host, "--port", str(args.port), "--setting", "max_returned_rows", "1000"]
+        print(f"doiget: Datasette on http://{args.host}:{args.port}/ (read-only); Ctrl-C stops it",
+              file=sys.stderr, flush=True)
+        try:
+            subprocess.run(command + (["--open"] if args.open else []), check=False)
+        except KeyboardInterrupt:
+            pass
+
+
 SERVE_BANNER = ("doiget: MCP server speaking JSON-RPC on stdin/stdout; an MCP host starts it for you "
                 "(see README, 'Use it from an MCP host'). Ctrl-D stops it.")
 
@@ -137,6 +163,10 @@ def cmd_serve(args):
 def register(command: Command) -> None:
     """Add this module's subcommands through ``command(name, handler, render, help)``."""
     command("serve", cmd_serve, str, "run the MCP server on stdin/stdout")
+    p = command("browse", cmd_browse, str, "browse the library in Datasette, read-only (pip install 'doiget[browse]')")
+    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--port", type=int, default=8001)
+    p.add_argument("--open", action="store_true", help="open a browser tab")
     p = command("info", cmd_info, render_entry, "show one paper of the library")
     p.add_argument("ref")
     p = command("search", cmd_search, render_hits, "search the library's metadata and notes")
