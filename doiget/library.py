@@ -638,7 +638,7 @@ class Library:
     # ---- bibliography, citations strings, notes (doiget/formats/, doiget/matching.py) ---
     def datasette_metadata(self) -> dict[str, Any]:
         """Datasette metadata for this library's file: FTS tables wired, views described, canned queries."""
-        from doiget.services.browse import datasette_metadata
+        from doiget.store.datasette import datasette_metadata
 
         return datasette_metadata(self.store.path.stem)
 

@@ -12,7 +12,7 @@ import pytest
 
 from doiget import open_library
 from doiget.demo import load_demo
-from doiget.services.browse import QUERIES
+from doiget.store.datasette import QUERIES
 
 pytest.importorskip("datasette", reason="doiget[browse] is not installed")
 

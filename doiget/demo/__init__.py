@@ -71,12 +71,13 @@ def paper_pdf(work: Work) -> bytes:
 
 def foreign_entries(lib: Library, works: list[Work]) -> int:
     """How many entries of ``lib`` (stubs aside) are not sample papers."""
-    demo_ids = {(kind, value) for work in works for kind, value in work.ids().items()}
-    rows = lib.sql("SELECT doi, arxiv, pmid, pmcid, openalex FROM entries WHERE is_stub = 0", max_rows=10_000)
-    kinds = rows["columns"]
-    if rows.get("truncated"):
-        return len(rows["rows"])
-    return sum(not any((k, v) in demo_ids for k, v in zip(kinds, row) if v) for row in rows["rows"])
+    health = lib.health()
+    if not health.get("exists"):
+        return 0
+    counts = health["counts"]
+    with lib.store.read() as conn:
+        present = sum(entry_store.find_id(conn, work.primary_ref()) is not None for work in works)
+    return counts["entries"] - counts["stubs"] - present
 
 
 def load_demo(lib: Library, force: bool = False) -> dict[str, Any]:
