@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import os
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import platformdirs
@@ -11,7 +11,9 @@ import platformdirs
 from doiget.errors import DoigetError, ErrorCode
 
 PROFILES = ("full", "offline", "read-only")
-KEYS = ("profile", "contact_email")  # the keys config.toml may hold
+# The keys config.toml may hold; any other is an error naming it. Keys other than profile and
+# contact_email are passed on in Config.extra (query_time_limit: store/deadline.py).
+KEYS = ("profile", "contact_email", "query_time_limit")
 
 
 def resolve_home(home: str | os.PathLike[str] | None = None) -> Path:
@@ -35,6 +37,7 @@ class Config:
     home: Path
     profile: str = "full"
     contact_email: str | None = None
+    extra: dict = field(default_factory=dict)
 
     @property
     def network_enabled(self) -> bool:
@@ -70,4 +73,5 @@ def load_config(home: str | os.PathLike[str] | None = None) -> Config:
     if profile not in PROFILES:
         raise DoigetError(ErrorCode.INVALID_INPUT, f"unknown profile {profile!r}; profiles: {', '.join(PROFILES)}")
     email = os.environ.get("DOIGET_CONTACT_EMAIL") or data.get("contact_email")
-    return Config(home=root, profile=profile, contact_email=email or None)
+    extra = {k: v for k, v in data.items() if k not in ("profile", "contact_email")}
+    return Config(home=root, profile=profile, contact_email=email or None, extra=extra)

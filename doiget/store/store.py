@@ -13,6 +13,7 @@ from doiget.errors import DoigetError, ErrorCode
 from doiget.store import migrate
 from doiget.store.blobs import BlobStore
 from doiget.store.db import open_engines, open_readonly
+from doiget.store.deadline import DEFAULT_SECONDS, time_limit
 
 DB_NAME = "library.sqlite3"
 
@@ -25,9 +26,10 @@ def now() -> str:
 class Store:
     """One library on disk. ``read()`` and ``write()`` yield connections inside a transaction."""
 
-    def __init__(self, home: Path) -> None:
+    def __init__(self, home: Path, *, query_seconds: float = DEFAULT_SECONDS) -> None:
         self.home = home
         self.path = home / DB_NAME
+        self.query_seconds = query_seconds
         try:
             home.mkdir(parents=True, exist_ok=True)
             self.reader, self.writer = open_engines(self.path)
@@ -40,6 +42,13 @@ class Store:
     @contextmanager
     def read(self) -> Iterator[Connection]:
         with self.reader.begin() as conn:
+            yield conn
+
+    @contextmanager
+    def query(self, what: str) -> Iterator[Connection]:
+        """A read transaction for SQL shaped by user input (searches): stopped with QUERY_TIMEOUT
+        after ``query_seconds``."""
+        with self.reader.begin() as conn, time_limit(conn, self.query_seconds, what):
             yield conn
 
     @contextmanager
