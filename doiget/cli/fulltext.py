@@ -11,6 +11,7 @@ from rich.progress import Progress
 from doiget.cli import Command
 from doiget.cli.common import entry_line, open_lib
 from doiget.errors import DoigetError, ErrorCode
+from doiget.present import entry_dict
 
 
 def cmd_text(args: argparse.Namespace) -> dict[str, Any]:
@@ -76,8 +77,7 @@ def cmd_add(args: argparse.Namespace) -> dict[str, Any]:
                 added.append({"ok": False, "path": path, "error": exc.to_dict()})
                 continue
             entry = result.pop("entry")
-            added.append({"ok": True, **result, "path": path,
-                          "entry": {**entry.model_dump(mode="json", exclude_none=True), "ref": entry.ref_label}})
+            added.append({"ok": True, **result, "path": path, "entry": entry_dict(entry)})
     return {"added": added, "failed": sum(not a["ok"] for a in added)}
 
 
