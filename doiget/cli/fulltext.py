@@ -67,10 +67,12 @@ ADD_SUFFIXES = (".pdf", ".xml", ".nxml")
 
 
 def cmd_add(args: argparse.Namespace) -> dict[str, Any]:
+    """Add each file (a directory: its PDF and XML files) in turn; one that fails is reported and the others
+    are still added."""
     paths = _files(args.paths)
     if args.ref and len(paths) > 1:
         raise DoigetError(ErrorCode.INVALID_INPUT, "--ref names one paper; give one file with it")
-    added, failed = [], []
+    added = []
     with open_lib(args) as lib, Progress(console=Console(file=sys.stderr), transient=True) as progress:
         task = progress.add_task("adding", total=len(paths))
         for path in paths:
@@ -78,14 +80,14 @@ def cmd_add(args: argparse.Namespace) -> dict[str, Any]:
             try:
                 result = lib.add_file(path, args.ref)
             except DoigetError as exc:
-                failed.append({"path": str(path), "error": exc.to_dict()})
+                if len(paths) == 1:  # a single file that fails is the command failing
+                    raise
+                added.append({"ok": False, "path": str(path), "error": exc.to_dict()})
             else:
                 entry = result.pop("entry")
-                added.append({**result, "path": str(path), "entry": entry_dict(entry)})
+                added.append({"ok": True, **result, "path": str(path), "entry": entry_dict(entry)})
             progress.advance(task)
-    if failed:
-        args.exit_code = 1
-    return {"added": added, "failed": failed}
+    return {"added": added, "failed": sum(not a["ok"] for a in added)}
 
 
 def _files(paths: list[str]) -> list[Path]:
@@ -101,11 +103,11 @@ def _files(paths: list[str]) -> list[Path]:
 
 
 def _render_add(r: dict[str, Any]) -> str:
-    lines = [f"{a['path']}: {'already stored as' if a['duplicate'] else 'added'} {entry_line(a['entry'])}"
+    lines = [f"{a['path']}: skipped: {a['error']['code']}: {a['error']['message']}" if not a["ok"] else
+             f"{a['path']}: {'already stored as' if a['duplicate'] else 'added'} {entry_line(a['entry'])}"
              + (f" ({a['citation_edges']} citation edges)" if a.get("citation_edges") else "")
              for a in r["added"]]
-    lines += [f"{f['path']}: skipped: {f['error']['code']}: {f['error']['message']}" for f in r["failed"]]
-    lines.append(f"{len(r['added'])} added, {len(r['failed'])} failed")
+    lines.append(f"{len(r['added']) - r['failed']} added, {r['failed']} failed")
     return "\n".join(lines)
 
 
@@ -128,6 +130,6 @@ def register(command: Command) -> None:
     p = command("reindex", cmd_reindex, _render_reindex, "re-extract and re-index full text (one paper or all)")
     p.add_argument("ref", nargs="?")
     p = command("add", cmd_add, _render_add, "import PDF and JATS XML files (or directories of them) into the "
-                "library; bad files are skipped and named, and the exit code is 1 if any failed")
+                "library; bad files are skipped and named (exit code 3 if any failed)")
     p.add_argument("paths", nargs="+", metavar="PATH")
     p.add_argument("--ref", help="which paper the (single) file is, when it does not say")

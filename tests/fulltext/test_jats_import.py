@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from doiget.cli import EXIT_PARTIAL
 from doiget.config import load_config
 from doiget.errors import DoigetError, ErrorCode
 from doiget.fulltext.jats import extract_jats
@@ -130,12 +131,13 @@ def test_cli_add_takes_files_and_directories_and_names_bad_files(tmp_path):
     run = subprocess.run([sys.executable, "-m", "doiget.cli", "--home", str(tmp_path / "home"), "--json", "add",
                           str(folder), str(tmp_path / "stray.xml")], capture_output=True, text=True, env=env,
                          timeout=120)
-    assert run.returncode == 1, run.stderr
+    assert run.returncode == EXIT_PARTIAL, run.stderr
     out = json.loads(run.stdout)
-    assert sorted(Path(a["path"]).name for a in out["added"]) == ["PMC5828200.nxml", "arxiv-2201.11903-p1.pdf"]
-    assert {Path(f["path"]).name: f["error"]["code"] for f in out["failed"]} == {
+    ok = [a for a in out["added"] if a["ok"]]
+    assert sorted(Path(a["path"]).name for a in ok) == ["PMC5828200.nxml", "arxiv-2201.11903-p1.pdf"]
+    assert out["failed"] == 2 and {Path(a["path"]).name: a["error"]["code"] for a in out["added"] if not a["ok"]} == {
         "broken.pdf": "INVALID_INPUT", "stray.xml": "INVALID_INPUT"}
-    jats = next(a for a in out["added"] if a["format"] == "jats")
+    jats = next(a for a in ok if a["format"] == "jats")
     assert jats["citation_edges"] == 52 and jats["entry"]["ref"] == "doi:10.18632/oncotarget.24369"
     ok = subprocess.run([sys.executable, "-m", "doiget.cli", "--home", str(tmp_path / "home"), "add",
                          str(JATS / "ptag100.xml")], capture_output=True, text=True, env=env, timeout=120)
