@@ -78,6 +78,7 @@ def calls_for(ref: str, other: str, note_id: int) -> list[tuple[str, dict]]:
         ("doiget_note_search", {"keyword": "method"}),
         ("doiget_note_export", {"id": note_id}),
         ("doiget_list_collections", {}),
+        ("doiget_cite", {"refs": [ref]}),
         ("doiget_paper_text", {"ref": ref, "max_chars": 500}),
         ("doiget_search_fulltext", {"query": "demonstration"}),
         ("doiget_related", {"refs": [ref]}),

@@ -74,7 +74,6 @@ def resource_contents(holder: LibraryHolder, uri: str) -> tuple[str, str, dict[s
 def tool_definition(spec: ToolSpec) -> types.Tool:
     return types.Tool(
         name=spec.name,
-        title=spec.title,
         description=spec.description(),
         input_schema=spec.input_schema(),
         annotations=types.ToolAnnotations(**hints(spec)),

@@ -42,6 +42,14 @@ class ExportParams(Params):
     cursor: Cursor = None
 
 
+class CiteParams(Params):
+    refs: Annotated[list[RefArg], Field(min_length=1, max_length=500, description="the entries to cite")]
+    # Bundled styles only: a tool never reads a path on the server (the CLI and API take .csl files).
+    style: Annotated[Literal["apa", "vancouver", "nature", "ieee", "mla", "ama", "harvard"],
+                     Field(max_length=9, description="citation style")] = "apa"
+    format: Annotated[Literal["text", "html"], Field(max_length=4)] = "text"
+
+
 class ImportParams(Params):
     content: Annotated[str, Field(min_length=1, max_length=MAX_IMPORT_CHARS,
                                   description="the file's text")]
@@ -190,6 +198,14 @@ BIBLIOGRAPHY_TOOLS: list[ToolSpec] = [
                  "{ok, format, count, total, items[], next_cursor}; id = citation key."),
     _export_tool("doiget_ris_export", "ris", "RIS export", "RIS",
                  "{ok, format, count, total, text, next_cursor}."),
+    ToolSpec("doiget_cite", "Formatted references",
+             "Format library entries as references in a citation style (APA, Vancouver, Nature, IEEE, MLA, "
+             "AMA, Harvard).",
+             when="The user needs formatted references.",
+             outputs="{ok, style, format, references[]}.",
+             costs=LOCAL_COSTS,
+             side_effects=NO_SIDE_EFFECTS, limits="500 refs.",
+             params=CiteParams, run=lambda lib, p: lib.get().cite(p.refs, p.style, p.format), read_only=True),
     ToolSpec("doiget_batch_from_bibliography", "Import a bibliography",
              "Add every record of a CSL-JSON, BibTeX or RIS bibliography (Zotero, Mendeley, Better BibTeX, "
              "EndNote export) to the library.",

@@ -87,7 +87,7 @@ def _paper_search(lib: LibraryAccess, p: PaperSearchParams) -> dict[str, Any]:
     return {**page, "results": [work_json(w) for w in page["results"]]}
 
 
-NETWORK_COSTS = "Network (5/s, cached 7 days)"
+NETWORK_COSTS = "Network (5/s, cached)"
 NETWORK_LOG = "Logs requests, caches answers"
 REFRESH = "Adds or refreshes the entry: upstream values overwrite stored fields (destructive)"
 LOOKUP = "None: nothing stored or logged"

@@ -47,6 +47,8 @@ class AddPdfParams(Params):
     # The cap is enforced by the handler (TOO_LARGE) on the base64 length, before anything is decoded.
     content_base64: Annotated[str, Field(description="the PDF, base64", json_schema_extra={"maxLength": MAX_PDF_BASE64})]
     ref: Annotated[str | None, Field(max_length=1000, description="the paper, if the PDF does not say")] = None
+    format: Annotated[Literal["pdf", "jats"], Field(description="or JATS XML",
+                                                    json_schema_extra={"maxLength": 4})] = "pdf"
 
 
 class TexSourceParams(Params):
@@ -79,7 +81,8 @@ def _add_pdf(lib: LibraryAccess, p: AddPdfParams) -> dict[str, Any]:
         data = base64.b64decode(p.content_base64, validate=True)
     except binascii.Error as exc:
         raise DoigetError(ErrorCode.INVALID_INPUT, f"content_base64 is not valid base64: {exc}") from exc
-    result = lib.get().add_pdf(data, p.ref)
+    library = lib.get()
+    result = library.add_jats(data, p.ref) if p.format == "jats" else library.add_pdf(data, p.ref)
     entry = result.pop("entry")
     return {**result, "entry": entry_dict(entry), "metadata_uri": metadata_uri(entry.id),
             "text_uri": text_uri(entry.id)}

@@ -179,7 +179,7 @@ LOCAL_TOOLS: list[ToolSpec] = [
              "write access, the network rules in force, and which tools are enabled.",
              when="Before planning work that needs the network or writes to the library.",
              outputs=("{ok, oa_enabled, metadata_sources[], tdm_enabled, tdm_elsevier, tdm_aps, tdm_springer, "
-                      "rate_limit_per_sec, profile, network, write, network_policy, tools[{name, enabled}]}."),
+                      "rate_limit_per_sec, profile, network_policy, tools[]}."),
              costs="None.", side_effects=NO_SIDE_EFFECTS, limits="None.",
              params=NoParams, run=_capability_profile, read_only=True),
 ]
