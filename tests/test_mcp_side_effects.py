@@ -152,7 +152,7 @@ def test_read_only_tools_on_a_fresh_home_create_nothing(tmp_path, https_server, 
     listed, _ = anyio.run(run_and_diff, tmp_path, env, [])  # tmp_path exists: only tools/list is wanted
     calls = [(name, args) for name, args in calls_for("10.1000/absent", "10.1000/other", 1)
              if name in listed and listed[name].read_only_hint]
-    assert len(calls) == (22 if profile == "full" else 20)  # read-only has no network: no link, paper_search
+    assert len(calls) == (23 if profile == "full" else 21)  # read-only has no network: no link, paper_search
 
     async def run():
         params = StdioServerParameters(command=sys.executable, args=["-m", "doiget.cli", "serve"],

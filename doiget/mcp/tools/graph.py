@@ -90,9 +90,9 @@ GRAPH_TOOLS: list[ToolSpec] = [
              when="Before ranking around a paper whose citations are not stored yet; repeats are local.",
              outputs=f"{{ok, seed, nodes, edges, nodes_added, truncated_reason, reached[{PAPER[:-1]}, hop}}], next_cursor, ...}}.",
              costs="OpenAlex: about 1 request per 200 neighbours; seconds.",
-             side_effects="Writes stub entries and citation edges (fills empty fields only) and resume points.",
+             side_effects="Writes stub entries, citation edges and resume points; fills empty fields of stored entries and may merge duplicates (destructive).",
              limits=f"depth 2, {MAX_NODES} nodes, {MAX_REQUESTS} requests; stops at a cap.",
-             params=ExpandParams, run=_expand, read_only=False, idempotent=True, open_world=True),
+             params=ExpandParams, run=_expand, read_only=False, destructive=True, idempotent=True, open_world=True),
     ToolSpec("doiget_related", "Related papers",
              "Papers related to seed papers in the local citation graph, best first, with the score components "
              "behind each rank.",
