@@ -19,6 +19,11 @@ MARKS: dict[str, tuple[str, ...]] = {
     "test_fulltext_e2e.py": ("e2e",),
     "test_fuzz_mcp.py": ("fuzz", "e2e"),
     "test_graph_frontends.py": ("e2e",),
+    "test_hostile_fuzz.py": ("fuzz",),
+    "test_hostile_mcp.py": ("e2e", "fuzz"),
+    "test_hostile_query.py": ("e2e",),
+    "test_hostile_sql.py": ("e2e",),
+    "test_hostile_store.py": ("e2e",),
     "test_mcp.py": ("e2e",),
     "test_secrets.py": ("e2e",),
 }
