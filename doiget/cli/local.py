@@ -10,12 +10,13 @@ from doiget.cli import Command
 from doiget.cli.common import (render_entries, render_entry, render_hits, render_kv, render_table,
                                open_lib)
 from doiget.config import load_config
-from doiget.store.health import health_report
+from doiget.present import entry_dict
+from doiget.library import health_report
 
 def cmd_info(args):
     with open_lib(args) as lib:
         entry = lib.info(args.ref)
-        return {"entry": {**entry.model_dump(mode="json", exclude_none=True), "ref": entry.ref_label}}
+        return {"entry": entry_dict(entry)}
 
 
 def cmd_search(args):
@@ -27,7 +28,7 @@ def cmd_search(args):
 
 def cmd_recent(args):
     with open_lib(args) as lib:
-        return {"entries": [{**e.model_dump(mode="json", exclude_none=True), "ref": e.ref_label}
+        return {"entries": [entry_dict(e)
                             for e in lib.recent(args.n)]}
 
 
@@ -54,7 +55,7 @@ def cmd_collection(args):
         if args.action == "delete":
             lib.collection_delete(args.name)
             return {"deleted": args.name}
-        return {"entries": [{**e.model_dump(mode="json", exclude_none=True), "ref": e.ref_label}
+        return {"entries": [entry_dict(e)
                             for e in lib.collection_entries(args.name)]}
 
 

@@ -11,6 +11,7 @@ from sqlalchemy import Connection, bindparam, text
 
 from doiget.errors import DoigetError, ErrorCode
 from doiget.models import ID_FIELDS, Artefact, Author, Entry, Work
+from doiget.present import label
 from doiget.refs import Ref
 from doiget.store.store import now
 
@@ -191,8 +192,7 @@ def summaries(conn: Connection, entry_ids: Sequence[int]) -> dict[int, dict]:
         {"ids": list(entry_ids)}).mappings()
     out = {}
     for r in rows:
-        kind = next((k for k in ID_FIELDS if r[k]), None)
-        out[r["id"]] = {"ref": f"{kind}:{r[kind]}" if kind else f"#{r['id']}", "title": r["title"],
+        out[r["id"]] = {"ref": label(r, r["id"]), "title": r["title"],
                         "authors": r["authors"].split(_SEP) if r["authors"] else [], "year": r["year"],
                         "venue": r["venue"], "tags": r["tags"].split(_SEP) if r["tags"] else [],
                         "has_pdf": bool(r["has_pdf"])}
@@ -216,10 +216,14 @@ def tag_ids(conn: Connection, names: Iterable[str]) -> list[int]:
 
 
 def filter_clauses(*, year_from: int | None = None, year_to: int | None = None, tag: str | None = None,
-                   collection: str | None = None, has_pdf: bool | None = None) -> tuple[list[str], dict[str, object]]:
+                   collection: str | None = None, has_pdf: bool | None = None,
+                   entry_id: int | None = None) -> tuple[list[str], dict[str, object]]:
     """SQL conditions on the entry aliased ``e`` (to AND together) and their parameters; None means no filter."""
     clauses: list[str] = []
     params: dict[str, object] = {}
+    if entry_id is not None:
+        clauses.append("e.id = :entry_id")
+        params["entry_id"] = entry_id
     if year_from is not None:
         clauses.append("e.year >= :year_from")
         params["year_from"] = year_from
