@@ -206,3 +206,17 @@ def test_full_disk_on_the_cli_is_an_error_line(tmp_path):
     assert "Traceback" not in result.stderr
     with open_library(home) as lib:
         check_consistent(lib, 0)
+
+
+def test_user_sql_on_a_damaged_file_is_a_store_error(tmp_path):
+    with open_library(tmp_path / "lib") as lib:
+        for i in range(200):
+            lib.add({"doi": f"10.1/{i}", "title": f"Paper {i} " + "word " * 50})
+        lib.store.close()
+        data = bytearray(lib.store.path.read_bytes())
+        page = 4096
+        data[2 * page:] = os.urandom(len(data) - 2 * page)  # keep the header and the schema page
+        lib.store.path.write_bytes(bytes(data))
+        with pytest.raises(DoigetError) as caught:
+            lib.sql("SELECT count(*), sum(length(title)) FROM entries")
+        assert caught.value.code is ErrorCode.STORE_ERROR and caught.value.details["reason"] == "corrupt"
