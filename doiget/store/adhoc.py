@@ -24,7 +24,8 @@ def run_readonly(store: Store, query: str, max_rows: int) -> dict[str, Any]:
             columns = list(result.keys())
             rows, truncated = _capped_rows(result, max_rows)
     except DBAPIError as exc:
-        raise store_error(store.path, exc, "read") or _sql_error(exc) from exc
+        error = _sql_error(exc)
+        raise (error if error.code is ErrorCode.READ_ONLY else store_error(store.path, exc, "read") or error) from exc
     return {"columns": columns, "rows": rows, "truncated": truncated}
 
 
