@@ -13,6 +13,7 @@ from doiget.config import Config, load_config
 from doiget.models import Entry, SearchHit, TextHit, Work
 from doiget.net.base import Download, Http
 from doiget.refs import Ref
+from doiget.results import Hits, SqlResult, TextPage
 from doiget.services import admin, artefacts, entries, fetching, organise, reading
 from doiget.services.checks import RefLike
 from doiget.store import deadline
@@ -92,8 +93,8 @@ class Library:
 
         ``include_fulltext`` also searches the papers' text: each hit carries its best passage, and papers
         matched only inside their text follow the metadata matches."""
-        return entries.search(self, query, limit, year_from=year_from, year_to=year_to, tag=tag,
-                              collection=collection, has_pdf=has_pdf, include_fulltext=include_fulltext)
+        return Hits(entries.search(self, query, limit, year_from=year_from, year_to=year_to, tag=tag,
+                                   collection=collection, has_pdf=has_pdf, include_fulltext=include_fulltext))
 
     def delete(self, ref: RefLike) -> dict[str, Any]:
         """Remove an entry and everything attached to it, then the blobs nothing else references."""
@@ -214,15 +215,15 @@ class Library:
 
         ``format`` "auto" reads ar5iv HTML, JATS or BioC before the PDF (then the LaTeX source); NOT_FOUND
         when no extractable artefact is stored (fetch the paper first; this never fetches)."""
-        return reading.text(self, ref, format, offset, max_chars, page)
+        return TextPage(reading.text(self, ref, format, offset, max_chars, page))
 
     def search_text(self, query: str, limit: int = 20, *, ref: RefLike | None = None, tag: str | None = None,
                     collection: str | None = None, year_from: int | None = None,
                     year_to: int | None = None) -> list[TextHit]:
         """Passages of the papers' text matching ``query`` ("phrases", prefix*, AND/OR/NOT, heading:term),
         best first by bm25, each naming its paper, section heading, PDF page and character offset."""
-        return reading.search_text(self, query, limit, ref=ref, tag=tag, collection=collection,
-                                   year_from=year_from, year_to=year_to)
+        return Hits(reading.search_text(self, query, limit, ref=ref, tag=tag, collection=collection,
+                                        year_from=year_from, year_to=year_to))
 
     def reindex(self, ref: RefLike | None = None,
                 progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
@@ -237,6 +238,14 @@ class Library:
 
     # ---- bibliography, citation strings, notes (services/bibliography.py, citations.py, notes.py) ----
     # Imported on demand, as the graph services are, to keep CLI and MCP start-up short.
+    def cite(self, refs: list[RefLike], style: str = "apa", format: str = "text") -> dict[str, Any]:
+        """The entries ``refs`` as formatted references: ``{style, format, references: [str]}`` in the
+        style's order. ``style`` is apa, vancouver, nature, ieee, mla, ama, harvard or a .csl file path;
+        ``format`` text or html."""
+        from doiget.services import references
+
+        return references.cite(self, refs, style, format)
+
     def export(self, format: str = "bibtex", refs: list[RefLike] | None = None, tag: str | None = None,
                collection: str | None = None, query: str | None = None) -> str | list[dict[str, Any]]:
         """The selected entries as BibTeX or RIS text, or as a list of CSL-JSON items. Selectors
@@ -248,14 +257,41 @@ class Library:
 
     def import_bibliography(self, text_or_path: str | os.PathLike[str], format: str = "auto",
                             tags: list[str] | None = None,
-                            progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
-        """Import a CSL-JSON or BibTeX bibliography: ``str`` is the document itself, a ``Path`` names a
-        file. Every record with an identifier or a title becomes an entry, merged by identifier; its
-        keywords and ``tags`` become tags. Returns counts, a per-record report and ``fetchable`` refs;
-        ``progress(done, total)`` is called after each chunk of entries is written."""
+                            progress: Callable[[int, int], None] | None = None, *, overwrite: bool = False,
+                            attach_files: bool = False) -> dict[str, Any]:
+        """Import a CSL-JSON, BibTeX or RIS bibliography: ``str`` is the document itself, a ``Path`` names
+        a file. Every record with an identifier or a title becomes an entry, or joins the entry that is
+        the same work (see :mod:`doiget.identity`); its keywords and ``tags`` become tags. An entry's
+        non-empty fields are never replaced unless ``overwrite``: differences are reported as
+        conflicts. ``attach_files`` stores the PDFs the records' ``file`` fields name when those files
+        exist (relative paths from the bibliography's folder). Returns counts, a per-record report and
+        ``fetchable`` refs; ``progress(done, total)`` is called after each chunk of entries is written."""
         from doiget.services import bibliography
 
-        return bibliography.import_document(self, text_or_path, format, tags, progress)
+        return bibliography.import_document(self, text_or_path, format, tags, progress, overwrite=overwrite,
+                                            attach_files=attach_files)
+
+    def set_citekey(self, ref: RefLike, key: str) -> Entry:
+        """Give an entry the citation key ``key`` (unique in the library; BibTeX-safe characters only)."""
+        from doiget.services import bibliography
+
+        return bibliography.set_citekey(self, ref, key)
+
+    def dedupe(self) -> list[dict[str, Any]]:
+        """Likely duplicate entries: groups with the same DOI (case-insensitively) or the same normalised
+        title, year and first author; each ``{"reason", "entries": [{id, ref, citekey, title, year}]}``."""
+        from doiget.services import bibliography
+
+        return bibliography.dedupe(self)
+
+    def merge(self, keep: RefLike, drop: RefLike, *, force: bool = False) -> dict[str, Any]:
+        """Merge entry ``drop`` into ``keep``: its tags, collections, notes, artefacts, citations and names
+        move to ``keep``, empty fields are filled, differing values are kept in ``keep``'s
+        ``extra["merged"]``, its citation key stays usable as an alias. Entries with different DOIs need
+        ``force``. Returns what moved and the merged entry."""
+        from doiget.services import bibliography
+
+        return bibliography.merge(self, keep, drop, force=force)
 
     def resolve_citation(self, text_: str, limit: int = 5) -> dict[str, Any]:
         """Ranked candidate works for a free-form reference string: the local library answers alone
@@ -358,8 +394,16 @@ class Library:
         """Store location, schema revision, counts and integrity of this library."""
         return admin.health(self)
 
-    def sql(self, query: str, max_rows: int = 1000) -> dict[str, Any]:
-        """Run ONE read-only SQL statement; returns columns, rows and whether rows were cut at ``max_rows``
-        (or at :data:`doiget.limits.MAX_SQL_CHARS` characters of values). QUERY_TIMEOUT after
+    def sql(self, query: str, max_rows: int = 1000) -> SqlResult:
+        """Run ONE read-only SQL statement: ``result["columns"]``, ``["rows"]`` and ``["truncated"]`` (cut at
+        ``max_rows``, or at :data:`doiget.limits.MAX_SQL_CHARS` characters of values); also a sequence of
+        row records, so ``pandas.DataFrame(result)`` is the table. QUERY_TIMEOUT after
         ``query_time_limit`` seconds (config.toml, default 5)."""
-        return admin.sql(self, query, max_rows)
+        result = admin.sql(self, query, max_rows)
+        return SqlResult(result["columns"], result["rows"], result["truncated"])
+
+    def datasette_metadata(self) -> dict[str, Any]:
+        """Datasette metadata for this library's file: FTS tables wired, views described, canned queries."""
+        from doiget.store.datasette import datasette_metadata
+
+        return datasette_metadata(self.store.path.stem)

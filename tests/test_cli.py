@@ -6,6 +6,8 @@ import os
 import subprocess
 import sys
 
+from doiget.store.migrate import HEAD
+
 
 def run(home, *args, stdin: str | None = None, env: dict[str, str] | None = None):
     env = {**os.environ, "DOIGET_HOME": str(home), **(env or {})}
@@ -17,7 +19,7 @@ def test_demo_then_search_info_tag_sql(tmp_path):
     home = tmp_path / "home"
     demo = run(home, "demo")
     assert demo.returncode == 0, demo.stderr
-    assert "12 papers" in demo.stdout
+    assert "13 papers, 10 PDFs, 11 citations" in demo.stdout
 
     search = run(home, "--json", "search", "fuzzing")
     assert search.returncode == 0
@@ -42,7 +44,7 @@ def test_sql_refuses_writes_with_message_and_exit_code(tmp_path):
     result = run(tmp_path, "sql", "DELETE FROM entries")
     assert result.returncode == 1
     assert "READ_ONLY" in result.stderr and result.stdout == ""
-    assert run(tmp_path, "sql", "SELECT count(*) FROM entries").stdout.split()[-1] == "12"
+    assert run(tmp_path, "sql", "SELECT count(*) FROM entries WHERE is_stub = 0").stdout.split()[-1] == "13"
 
 
 def test_errors_go_to_stderr_with_nonzero_exit(tmp_path):
@@ -57,7 +59,7 @@ def test_health_and_migrate(tmp_path):
     health = run(tmp_path / "new", "--json", "health")
     assert json.loads(health.stdout)["exists"] is False and not (tmp_path / "new").exists()
     migrate = json.loads(run(tmp_path / "new", "--json", "migrate").stdout)
-    assert (migrate["revision_before"], migrate["revision"]) == (None, "0002")
+    assert (migrate["revision_before"], migrate["revision"]) == (None, HEAD)
     assert json.loads(run(tmp_path / "new", "--json", "health").stdout)["status"] == "ok"
 
 

@@ -63,20 +63,27 @@ def _render_reindex(r: dict[str, Any]) -> str:
 
 
 def cmd_add(args: argparse.Namespace) -> dict[str, Any]:
+    """Add each PATH in turn; one that fails is reported and the others are still added."""
     if args.ref and len(args.paths) > 1:
         raise DoigetError(ErrorCode.INVALID_INPUT, "--ref names one paper; give one PDF with it")
     added = []
     with open_lib(args) as lib:
         for path in args.paths:
-            result = lib.add_pdf(path, args.ref)
+            try:
+                result = lib.add_pdf(path, args.ref)
+            except DoigetError as exc:
+                if len(args.paths) == 1:
+                    raise
+                added.append({"ok": False, "path": path, "error": exc.to_dict()})
+                continue
             entry = result.pop("entry")
-            added.append({**result, "path": path,
-                          "entry": entry_dict(entry)})
-    return {"added": added}
+            added.append({"ok": True, **result, "path": path, "entry": entry_dict(entry)})
+    return {"added": added, "failed": sum(not a["ok"] for a in added)}
 
 
 def _render_add(r: dict[str, Any]) -> str:
-    return "\n".join(f"{a['path']}: {'already stored as' if a['duplicate'] else 'added'} {entry_line(a['entry'])}"
+    return "\n".join(f"{a['path']}: error {a['error']['code']}: {a['error']['message']}" if not a["ok"] else
+                     f"{a['path']}: {'already stored as' if a['duplicate'] else 'added'} {entry_line(a['entry'])}"
                      for a in r["added"])
 
 

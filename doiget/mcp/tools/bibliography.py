@@ -41,10 +41,20 @@ class ExportParams(Params):
                                        "doiget_search_local); its best 100 hits")] = None
 
 
+class CiteParams(Params):
+    refs: Annotated[list[RefArg], Field(min_length=1, max_length=500, description="the entries to cite")]
+    # Bundled styles only: a tool never reads a path on the server (the CLI and API take .csl files).
+    style: Annotated[Literal["apa", "vancouver", "nature", "ieee", "mla", "ama", "harvard"],
+                     Field(max_length=9, description="citation style")] = "apa"
+    format: Annotated[Literal["text", "html"], Field(max_length=4)] = "text"
+
+
 class ImportParams(Params):
     content: Annotated[str, Field(min_length=1, max_length=MAX_IMPORT_CHARS,
-                                  description="the bibliography file's text (CSL-JSON or BibTeX), not a path")]
-    format: Annotated[Literal["auto", "csl-json", "bibtex"], Field(max_length=8)] = "auto"
+                                  description="the bibliography file's text (CSL-JSON, BibTeX or RIS), not a path")]
+    format: Annotated[Literal["auto", "csl-json", "bibtex", "ris"], Field(max_length=8)] = "auto"
+    overwrite: Annotated[bool, Field(description="replace fields an entry already has; default false: only "
+                                     "empty fields are filled and differences are reported as conflicts")] = False
     tags: Annotated[list[TagName], Field(max_length=20, description="tags for every imported entry")] = []
 
 
@@ -105,7 +115,7 @@ def _exporter(format: str):
 
 
 def _import(lib: LibraryAccess, p: ImportParams) -> dict[str, Any]:
-    result = lib.get().import_bibliography(p.content, p.format, tags=p.tags)
+    result = lib.get().import_bibliography(p.content, p.format, tags=p.tags, overwrite=p.overwrite)
     report, fetchable = result.pop("report"), result.pop("fetchable")
     # Rows that need attention first: a long import's added rows matter least.
     report.sort(key=lambda row: (row["status"] == "added", row["index"]))
@@ -180,20 +190,32 @@ BIBLIOGRAPHY_TOOLS: list[ToolSpec] = [
                  "{ok, format, count, items: [CSL-JSON item, ...]} with id = citation-key."),
     _export_tool("doiget_ris_export", "ris", "RIS export", "RIS (EndNote, Mendeley, reference databases)",
                  "{ok, format, count, text}: TY ... ER records."),
+    ToolSpec("doiget_cite", "Formatted references",
+             "Format library entries as references in a citation style (APA, Vancouver, Nature, IEEE, MLA, "
+             "AMA, Harvard).",
+             when="The user wants a reference list or a citation to paste into their writing.",
+             outputs="{ok, style, format, references: [one string per entry, in the style's order]}; NOT_FOUND "
+                     "for a ref not in the library, INVALID_INPUT for an unknown style.",
+             costs="Local read and citeproc formatting; well under a second for 100 refs; no network.",
+             side_effects=NO_SIDE_EFFECTS, limits="At most 500 refs.",
+             params=CiteParams, run=lambda lib, p: lib.get().cite(p.refs, p.style, p.format), read_only=True),
     ToolSpec("doiget_batch_from_bibliography", "Import a bibliography",
-             "Add every record of a CSL-JSON or BibTeX bibliography (Zotero, Mendeley, Better BibTeX export) "
-             "to the library.",
+             "Add every record of a CSL-JSON, BibTeX or RIS bibliography (Zotero, Mendeley, Better BibTeX, "
+             "EndNote export) to the library.",
              when="The user hands over an exported bibliography, to bring their references into the library.",
-             outputs="{ok, records, added, merged, skipped, entries, seconds, records_per_second, report: [{index, "
-                     "key, status added/merged/skipped, id, ref, reason, problems}] (non-added rows first), "
+             outputs="{ok, records, added, merged, skipped, conflicts, entries, seconds, records_per_second, "
+                     "report: [{index, key, citekey, status added/merged/skipped, id, ref, reason, matched {id, "
+                     "entry_title, record_title}, conflicts, overwritten, problems}] (non-added rows first), "
                      "report_truncated, fetchable: [refs with an id and no PDF yet], fetchable_total}; "
                      "INVALID_INPUT when the text is not a bibliography.",
              costs="Parses and writes locally; about 3,000 records per second; no network.",
-             side_effects="Creates entries and tags; a record sharing an identifier with an entry updates it "
-                          "(merged); re-importing the same file adds nothing.",
+             side_effects="Creates entries and tags; a record that is the same work as an entry (same DOI, or "
+                          "a shared id and agreeing titles) fills that entry's empty fields and reports the "
+                          "fields that differ; with overwrite=true it replaces them. Re-importing the same "
+                          "file adds nothing.",
              limits=f"Content at most {MAX_IMPORT_CHARS:,} characters, passed as text (never a server path); "
                     f"report cut at {MAX_REPORT_ROWS} rows, fetchable at {MAX_FETCHABLE}.",
-             params=ImportParams, run=_import, read_only=False),
+             params=ImportParams, run=_import, read_only=False, destructive=True),
     ToolSpec("doiget_resolve_citation", "Resolve a citation",
              "Find the DOI of a free-form reference string: ranked candidate works with confidence.",
              when="You have a reference as printed in a paper ('Makris EA et al. (2014) ... PNAS') and need the "
