@@ -7,6 +7,7 @@ import itertools
 import logging
 import os
 import re
+import sqlite3
 import threading
 import time
 from collections.abc import Callable
@@ -26,13 +27,14 @@ from doiget.fulltext.document import Document
 from doiget.fulltext.paging import bounded_slice, text_page
 from doiget.fulltext.pdf import PdfSniff, sniff_pdf
 from doiget.fulltext.tex import read_tex_source
-from doiget.models import Author, ChunkMatch, Entry, SearchHit, TextHit, Work
+from doiget.models import ID_FIELDS, Author, ChunkMatch, Entry, SearchHit, TextHit, Work
 from doiget.refs import Ref
 from doiget.sources import arxiv
 from doiget.sources.base import Http, looks_like_pdf
 from doiget.sources.resolve import resolve as resolve_work
 from doiget.store import citations as citation_store
 from doiget.store import entries as entry_store
+from doiget.store import search as search_store
 from doiget.store.fts import compile_query, is_fts_error
 from doiget.store.health import health_report
 from doiget.store.store import Store, now
@@ -51,9 +53,6 @@ MAX_TEXT_CHARS = 100_000
 MAX_PDF_BYTES = 200 * 1024 * 1024
 MAX_TEX_BYTES = 50 * 1024 * 1024
 MAX_LISTED_FILES = 200
-ENTRY_FTS_COLUMNS = ("title", "abstract", "authors", "venue", "year", "tags", "notes")
-# bm25 column weights, in ENTRY_FTS_COLUMNS order: a title hit counts most.
-ENTRY_FTS_WEIGHTS = (10.0, 3.0, 5.0, 2.0, 1.0, 4.0, 2.0)
 
 
 def open_library(home: str | os.PathLike[str] | None = None) -> "Library":
@@ -133,26 +132,20 @@ class Library:
         ``include_fulltext`` also searches the papers' text: each hit carries its best passage, and papers
         matched only inside their text follow the metadata matches."""
         limit = _bounded_int(limit, "limit", 1, 100)
-        match = compile_query(query, ENTRY_FTS_COLUMNS)
+        match = compile_query(query, search_store.COLUMNS)
         filters = _entry_filters(year_from=year_from, year_to=year_to, tag=tag, collection=collection,
                                  has_pdf=has_pdf)
         clauses, params = entry_store.filter_clauses(**filters)
-        clauses = ["entries_fts MATCH :match", "e.is_stub = 0", *clauses]
-        params.update(match=match, limit=limit)
-        weights = ", ".join(str(w) for w in ENTRY_FTS_WEIGHTS)
-        sql = (f"SELECT e.id, bm25(entries_fts, {weights}) AS score, "
-               "snippet(entries_fts, -1, '**', '**', '…', 16) AS snippet "
-               "FROM entries_fts JOIN entries e ON e.id = entries_fts.rowid "
-               f"WHERE {' AND '.join(clauses)} ORDER BY score LIMIT :limit")
         try:
-            with self.store.read() as conn:
-                rows = conn.execute(text(sql), params).all()
-                shown = entry_store.summaries(conn, [r.id for r in rows])
-        except OperationalError as exc:
-            if is_fts_error(exc.orig):
-                raise DoigetError(ErrorCode.INVALID_QUERY, f"cannot search for {query!r}: {exc.orig}") from exc
+            with self.store.read_raw() as conn:
+                rows = search_store.ranked(conn, match, limit, 0, clauses, params)
+                shown = search_store.shown(conn, match, [entry_id for entry_id, _ in rows], ID_FIELDS)
+        except sqlite3.OperationalError as exc:
+            if is_fts_error(exc):
+                raise DoigetError(ErrorCode.INVALID_QUERY, f"cannot search for {query!r}: {exc}") from exc
             raise
-        hits = [SearchHit(id=r.id, score=r.score, snippet=r.snippet, **shown[r.id]) for r in rows]
+        hits = [SearchHit.model_construct(id=entry_id, score=score, fulltext=None, **shown[entry_id])
+                for entry_id, score in rows]
         return self._with_fulltext(hits, query, limit, filters) if include_fulltext else hits
 
     def delete(self, ref: RefLike) -> dict[str, Any]:

@@ -57,7 +57,7 @@ def test_health_and_migrate(tmp_path):
     health = run(tmp_path / "new", "--json", "health")
     assert json.loads(health.stdout)["exists"] is False and not (tmp_path / "new").exists()
     migrate = json.loads(run(tmp_path / "new", "--json", "migrate").stdout)
-    assert (migrate["revision_before"], migrate["revision"]) == (None, "0002")
+    assert (migrate["revision_before"], migrate["revision"]) == (None, "0005")
     assert json.loads(run(tmp_path / "new", "--json", "health").stdout)["status"] == "ok"
 
 

@@ -8,22 +8,26 @@ from __future__ import annotations
 import argparse
 import contextlib
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from doiget import fetch as pipeline
 from doiget.cli import Command
 from doiget.cli.common import entry_line, render_entry, render_table
 from doiget.config import load_config
 from doiget.errors import DoigetError, ErrorCode
-from doiget.library import Library
 from doiget.refs import Ref
+
+if TYPE_CHECKING:
+    from doiget.library import Library
 
 
 def _open(args: argparse.Namespace) -> Library:
+    from doiget.library import Library
+
     return Library(load_config(args.home), no_cache=args.no_cache)
 
 
 def cmd_fetch(args):
+    from doiget import fetch as pipeline
     from doiget.tools.fetch import fetch_json
 
     with contextlib.ExitStack() as stack:
@@ -72,6 +76,7 @@ def cmd_batch(args):
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+    from doiget import fetch as pipeline
     from doiget.tools.fetch import batch_json
 
     refs = read_refs(args.file)

@@ -10,7 +10,6 @@ from doiget.cli import Command
 from doiget.cli.common import (render_entries, render_entry, render_hits, render_kv, render_table,
                                open_lib)
 from doiget.config import load_config
-from doiget.store.health import health_report
 
 def cmd_info(args):
     with open_lib(args) as lib:
@@ -93,6 +92,8 @@ def _render_gc(r: dict[str, Any]) -> str:
 
 
 def cmd_health(args):
+    from doiget.store.health import health_report
+
     return health_report(load_config(args.home))
 
 

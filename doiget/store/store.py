@@ -1,6 +1,7 @@
 """The store directory: ``library.sqlite3`` (migrated on open) and the ``blobs/`` it references."""
 from __future__ import annotations
 
+import sqlite3
 from contextlib import contextmanager
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -41,6 +42,23 @@ class Store:
     def read(self) -> Iterator[Connection]:
         with self.reader.begin() as conn:
             yield conn
+
+    @contextmanager
+    def read_raw(self) -> Iterator[sqlite3.Connection]:
+        """A pooled reader's own sqlite3 connection inside a read transaction, for hot read paths
+        (search) where SQLAlchemy's statement and result handling costs more than the query."""
+        pooled = self.reader.raw_connection()
+        try:
+            conn = pooled.driver_connection
+            conn.execute("BEGIN")
+            try:
+                yield conn
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+        finally:
+            pooled.close()
 
     @contextmanager
     def write(self) -> Iterator[Connection]:
