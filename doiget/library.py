@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import bindparam, text
 from sqlalchemy.exc import DBAPIError, OperationalError
 
-from doiget import fetch as pipeline
+from doiget.services import fetching as pipeline
 from doiget.config import Config, load_config
 from doiget.errors import DoigetError, ErrorCode
 from doiget.fulltext import alternates
@@ -29,9 +29,9 @@ from doiget.fulltext.pdf import PdfSniff, sniff_pdf
 from doiget.fulltext.tex import read_tex_source
 from doiget.models import ID_FIELDS, Author, ChunkMatch, Entry, SearchHit, TextHit, Work
 from doiget.refs import Ref
-from doiget.sources import arxiv
-from doiget.sources.base import Http, looks_like_pdf
-from doiget.sources.resolve import resolve as resolve_work
+from doiget.net import arxiv
+from doiget.net.base import Http, looks_like_pdf
+from doiget.net.resolve import resolve as resolve_work
 from doiget.store import citations as citation_store
 from doiget.store import entries as entry_store
 from doiget.store import search as search_store
@@ -40,7 +40,7 @@ from doiget.store.health import health_report
 from doiget.store.store import Store, now
 
 if TYPE_CHECKING:
-    from doiget.sources.http import Download
+    from doiget.net.base import Download
 
 log = logging.getLogger("doiget.library")
 RefLike = Ref | str | int
@@ -76,7 +76,7 @@ class Library:
         self.config.require("network")
         with self._http_lock:
             if self._http is None:
-                from doiget.sources.http import HttpClient
+                from doiget.net.http import HttpClient
                 from doiget.store.netlog import ProvenanceLog, SqliteCache
 
                 self._http = HttpClient(contact_email=self.config.contact_email, record=ProvenanceLog(self.store),
@@ -288,7 +288,7 @@ class Library:
                      mime: str | None = None, source: str | None = None, url: str | None = None) -> str:
         """Store ``data`` as a blob and record it as the entry's ``kind`` artefact; returns its SHA-256.
 
-        ``data``: bytes, a file path (copied), or a :class:`~doiget.sources.http.Download` (its temp
+        ``data``: bytes, a file path (copied), or a :class:`~doiget.net.base.Download` (its temp
         file, which must lie in ``store.blobs.temp_dir()``, is moved into place, or removed on failure).
         """
         self.config.require("write")
@@ -339,7 +339,7 @@ class Library:
         return {"orphan_blobs": [sha for sha, _ in orphans], "temp_files": len(temps), "bytes_freed": freed,
                 "cache_rows_expired": expired, "dry_run": dry_run}
 
-    # ---- resolving and fetching (sources, doiget/fetch.py) -------------------------------
+    # ---- resolving and fetching (sources, doiget/services/fetching.py) -------------------------------
     def resolve(self, ref: Ref | str) -> Entry:
         """Authoritative metadata of ``ref`` (Crossref, arXiv, OpenAlex or Europe PMC, enriched),
         saved to the library. Upstream answers are cached for 7 days: a repeat sends no request."""
@@ -627,13 +627,13 @@ class Library:
                 "files": [{"path": path, "chars": len(body)} for path, body in listed],
                 **bounded_slice(main, _bounded_int(offset, "offset", 0, 2**53), max_chars)}
 
-    # ---- bibliography, citations strings, notes (doiget/export/, doiget/citations.py) ---
+    # ---- bibliography, citations strings, notes (doiget/formats/, doiget/matching.py) ---
     def export(self, format: str = "bibtex", refs: list[RefLike] | None = None, tag: str | None = None,
                collection: str | None = None, query: str | None = None) -> str | list[dict[str, Any]]:
         """The selected entries as BibTeX or RIS text, or as a list of CSL-JSON items. Selectors
         combine (an entry must match all given); none selects the whole library. Stubs are left out;
         ``query`` selects its best 100 search hits, in rank order."""
-        from doiget import bibliography
+        from doiget.services import bibliography
 
         bibliography.check_format(format)
         tag = _name(tag, "tag") if tag is not None else None
@@ -656,7 +656,7 @@ class Library:
         file. Every record with an identifier or a title becomes an entry, merged by identifier; its
         keywords and ``tags`` become tags. Returns counts, a per-record report and ``fetchable`` refs;
         ``progress(done, total)`` is called after each chunk of entries is written."""
-        from doiget import bibliography
+        from doiget.services import bibliography
 
         self.config.require("write")
         names = [_name(t, "tag") for t in tags or []]
@@ -671,7 +671,7 @@ class Library:
         """Ranked candidate works for a free-form reference string: the local library answers alone
         when it holds an exact or probable match, else Crossref is asked (unless the profile forbids
         the network; the answer then says so in ``note``). Candidates score at least 0.5."""
-        from doiget import citation_lookup
+        from doiget.services import citations as citation_lookup
 
         citation = citation_lookup.check(text_)
         limit = _bounded_int(limit, "limit", 1, 20)
@@ -694,7 +694,7 @@ class Library:
                     tags: list[str] | None = None, author: str | None = None) -> dict[str, Any]:
         """Write a note, about the entry ``ref`` or standing alone, with anchors ({page?, start?, end?,
         quote?}) into the paper; returns the note."""
-        from doiget import notes
+        from doiget.services import notes
 
         self.config.require("write")
         values = (notes.body(body), notes.anchors(anchors or []), [_name(t, "tag") for t in tags or []],
@@ -705,7 +705,7 @@ class Library:
 
     def note_read(self, note_id: int) -> dict[str, Any]:
         """One note; NOT_FOUND if there is none with that id."""
-        from doiget import notes
+        from doiget.services import notes
 
         with self.store.read() as conn:
             notes.require(conn, _bounded_int(note_id, "note id", 1, 2**62))
@@ -714,7 +714,7 @@ class Library:
     def note_update(self, note_id: int, body: str | None = None, anchors: list[dict[str, Any]] | None = None,
                     tags: list[str] | None = None) -> dict[str, Any]:
         """Replace a note's body, anchors or tags (those given); returns the note."""
-        from doiget import notes
+        from doiget.services import notes
 
         self.config.require("write")
         body = notes.body(body) if body is not None else None
@@ -726,7 +726,7 @@ class Library:
 
     def note_delete(self, note_id: int) -> dict[str, Any]:
         """Delete a note."""
-        from doiget import notes
+        from doiget.services import notes
 
         self.config.require("write")
         with self.store.write() as conn:
@@ -739,7 +739,7 @@ class Library:
         """Notes matching every filter given: ``keyword`` (full-text, best first), entry, tag, created
         ``since`` / ``until`` (ISO dates); newest first without a keyword. Paginated by ``offset``;
         ``next_offset`` is None on the last page."""
-        from doiget import notes
+        from doiget.services import notes
 
         limit, offset = _bounded_int(limit, "limit", 1, 100), _bounded_int(offset, "offset", 0, 1_000_000)
         tag = _name(tag, "tag") if tag is not None else None
@@ -754,18 +754,19 @@ class Library:
 
     def note_export(self, note_id: int) -> str:
         """A note as Markdown with YAML front matter (returned, never written anywhere)."""
-        from doiget.export.markdown import note_to_markdown
+        from doiget.formats.markdown import note_to_markdown
 
         return note_to_markdown(self.note_read(note_id))
 
-    # ---- citation graph (doiget/graph.py) ------------------------------------------------
+    # ---- citation graph (doiget/ranking.py) ------------------------------------------------
     # Imported on demand: networkx costs a noticeable fraction of every CLI start-up.
     def expand_citation_graph(self, ref: RefLike, direction: str = "references", depth: int = 1,
                               max_nodes: int = 100, max_requests: int = 20, *,
                               progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
         """Walk OpenAlex from ``ref`` (references, cited_by or both; depth 1-2), storing the works met as stubs
         and the edges between them; capped at ``max_nodes`` (≤ 500) and ``max_requests`` (≤ 100)."""
-        from doiget import citation_graph, expansion
+        from doiget.services import expansion
+        from doiget.services import graph as citation_graph
 
         self.config.require("write")
         target = _ref(ref)
@@ -779,14 +780,14 @@ class Library:
     def related(self, refs: list[RefLike], ranking: str = "similarity", limit: int = 20) -> dict[str, Any]:
         """Papers related to ``refs`` in the local citation graph (seeds excluded), best first, with the
         score components of ``ranking``: similarity, influence or recent."""
-        from doiget import citation_graph
+        from doiget.services import graph as citation_graph
 
         limit = _bounded_int(limit, "limit", 1, 1000)
         return citation_graph.related(self.store, self._seed_ids(refs), ranking, limit)
 
     def connect(self, from_ref: RefLike, to_ref: RefLike, max_paths: int = 5) -> dict[str, Any]:
         """Up to ``max_paths`` shortest citation paths between two papers, with each edge's direction."""
-        from doiget import citation_graph
+        from doiget.services import graph as citation_graph
 
         source, target = self._seed_ids([from_ref, to_ref], distinct=False)
         return citation_graph.connect(self.store, source, target, _bounded_int(max_paths, "max_paths", 1, 20))
@@ -796,7 +797,8 @@ class Library:
                           limit: int = 10) -> dict[str, Any]:
         """Similar, important, review-candidate and recent papers, top authors and venues around the seeds
         (refs, a tag's or a collection's entries; ≤ 500); a failing section is marked ``partial``."""
-        from doiget import citation_graph, graph
+        from doiget import ranking as graph
+        from doiget.services import graph as citation_graph
 
         ids = self._seed_ids(seeds or [], tag=tag, collection=collection)
         return citation_graph.literature_review(self.store, ids, sections or list(graph.SECTIONS),
@@ -804,7 +806,7 @@ class Library:
 
     def graph_export(self, format: str = "graphml", refs: list[RefLike] | None = None) -> dict[str, Any]:
         """The citation graph (or ``refs`` and their neighbours) as GraphML or node-link JSON ``text``."""
-        from doiget import citation_graph
+        from doiget.services import graph as citation_graph
 
         around = self._seed_ids(refs) if refs is not None else None
         body, nodes, edges = citation_graph.export(self.store, format, around)
@@ -812,7 +814,7 @@ class Library:
 
     def _seed_ids(self, refs: list[RefLike], *, tag: str | None = None, collection: str | None = None,
                   distinct: bool = True) -> list[int]:
-        from doiget import citation_graph
+        from doiget.services import graph as citation_graph
 
         if len(refs) > MAX_GRAPH_SEEDS:
             raise DoigetError(ErrorCode.INVALID_INPUT, f"{len(refs)} seed papers; at most {MAX_GRAPH_SEEDS}")

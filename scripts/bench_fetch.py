@@ -24,7 +24,7 @@ from fetchenv import PDF, pdf_bytes, serve_arxiv, serve_pnas, source_env  # noqa
 from loopback import LoopbackServer, Reply  # noqa: E402
 
 from doiget import open_library  # noqa: E402
-from doiget.sources import http as http_module  # noqa: E402
+from doiget.net import http as http_module  # noqa: E402
 
 
 def serve_dois(server: LoopbackServer, prefix: str, n: int) -> list[str]:

@@ -1,4 +1,4 @@
-"""Time doiget.graph on the seeded 10k-node synthetic citation DAG (100 seeds, median of 5 runs), then
+"""Time doiget.ranking on the seeded 10k-node synthetic citation DAG (100 seeds, median of 5 runs), then
 the same graph stored in a temp library (load from the store + literature review through the Library),
 and count the requests of a depth-2 expansion against a fake OpenAlex with a known fan-out.
 
@@ -20,9 +20,9 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 from fake_openalex import FakeOpenAlexHttp, wid  # noqa: E402
 from synthetic_graph import citation_dag, store_graph  # noqa: E402
 
-from doiget import citation_graph  # noqa: E402
+from doiget.services import graph as citation_graph  # noqa: E402
 from doiget.config import load_config  # noqa: E402
-from doiget.graph import build_graph, connect, literature_review, related  # noqa: E402
+from doiget.ranking import build_graph, connect, literature_review, related  # noqa: E402
 from doiget.library import Library  # noqa: E402
 
 RUNS = 5

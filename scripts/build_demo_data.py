@@ -7,7 +7,7 @@ repaired here so the demo shows them as the authors spell them.
 import json
 from pathlib import Path
 
-from doiget.sources import arxiv, europepmc
+from doiget.net import arxiv, europepmc
 
 ROOT = Path(__file__).resolve().parent.parent
 UPSTREAM = ROOT / "tests" / "fixtures" / "upstream"

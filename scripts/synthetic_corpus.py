@@ -23,7 +23,7 @@ def _recorded_text() -> tuple[list[str], list[str], list[str]]:
     real author family names and real venues, read with doiget's own parsers."""
     from doiget.fulltext.bioc import extract_bioc
     from doiget.fulltext.jats import extract_jats
-    from doiget.sources import arxiv, europepmc
+    from doiget.net import arxiv, europepmc
 
     results, _, _ = europepmc.parse_search(json.loads(
         (UPSTREAM / "europepmc" / "search_query_cancer_resultType_core_page1.json").read_text()))
@@ -83,6 +83,6 @@ class Corpus:
 
 def csl_items(works: list[Work]) -> str:
     """The works as a CSL-JSON document (what a reference manager exports)."""
-    from doiget.export.csl import to_csl_json
+    from doiget.formats.csl import to_csl_json
 
     return json.dumps(to_csl_json(works))

@@ -9,6 +9,25 @@ from pathlib import Path
 import pytest
 
 UPSTREAM = Path(__file__).parent / "fixtures" / "upstream"
+# Markers by file (registered in pyproject.toml); a test may add its own with a decorator.
+MARKS: dict[str, tuple[str, ...]] = {
+    "test_bibliography_frontends.py": ("e2e",),
+    "test_cli.py": ("e2e",),
+    "test_concurrency.py": ("e2e", "slow"),
+    "test_crash.py": ("e2e", "slow"),
+    "test_fetch_e2e.py": ("e2e",),
+    "test_fulltext_e2e.py": ("e2e",),
+    "test_fuzz_mcp.py": ("fuzz", "e2e"),
+    "test_graph_frontends.py": ("e2e",),
+    "test_mcp.py": ("e2e",),
+    "test_secrets.py": ("e2e",),
+}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        for mark in MARKS.get(item.path.name, ()):
+            item.add_marker(mark)
 
 
 @pytest.fixture

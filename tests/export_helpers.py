@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from doiget.export.importer import ImportRecord, parse_bibliography
+from doiget.formats.importer import ImportRecord, parse_bibliography
 
 UPSTREAM = Path(__file__).parent / "fixtures" / "upstream"
 BIBLIOGRAPHY_FIXTURES = sorted((UPSTREAM / "bibtex").glob("*.bib")) + sorted((UPSTREAM / "csl_json").glob("*.json"))

@@ -17,7 +17,7 @@ from urllib.parse import parse_qs, urlsplit
 import networkx as nx
 
 from doiget.errors import DoigetError, ErrorCode
-from doiget.sources.base import HttpResponse
+from doiget.net.base import HttpResponse
 
 UPSTREAM = Path(__file__).parent / "fixtures" / "upstream" / "openalex"
 WORK = json.loads((UPSTREAM / "works_doi_10.1073_pnas.1414271111.json").read_text())

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from doiget.errors import DoigetError, ErrorCode
-from doiget.sources.base import HttpResponse
+from doiget.net.base import HttpResponse
 
 
 @dataclass

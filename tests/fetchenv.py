@@ -17,7 +17,7 @@ from urllib.parse import quote
 import pymupdf
 from loopback import LoopbackServer, Reply
 
-from doiget.sources.base import DEFAULT_BASES
+from doiget.net.base import DEFAULT_BASES
 
 UPSTREAM = Path(__file__).parent / "fixtures" / "upstream"
 PNAS_DOI = "10.1073/pnas.1414271111"

@@ -5,7 +5,7 @@ import random
 
 import networkx as nx
 
-from doiget.graph import build_graph
+from doiget.ranking import build_graph
 
 TOPICS = ["graph", "protein", "language", "climate", "neural", "quantum", "genome", "market"]
 

@@ -11,7 +11,7 @@ from test_citations import REFERENCES
 
 from doiget.config import Config
 from doiget.errors import DoigetError, ErrorCode
-from doiget.export.importer import parse_bibliography
+from doiget.formats.importer import parse_bibliography
 from doiget.library import Library
 
 BUNGE = UPSTREAM / "bibtex" / "zotero_bbt_export_bunge_collection_901.bib"

@@ -7,7 +7,7 @@ import pytest
 from sqlalchemy import text
 
 from doiget import Work, open_library
-from doiget.sources import crossref, openalex
+from doiget.net import crossref, openalex
 
 
 @pytest.fixture

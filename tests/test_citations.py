@@ -5,7 +5,7 @@ import json
 import pytest
 from export_helpers import UPSTREAM
 
-from doiget.citations import rank_candidates, score_candidate, tokens
+from doiget.matching import rank_candidates, score_candidate, tokens
 from doiget.models import Author, Work
 
 

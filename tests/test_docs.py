@@ -6,7 +6,7 @@ import sqlite3
 from pathlib import Path
 
 from doiget import ErrorCode, open_library
-from doiget.tools import tools_markdown
+from doiget.mcp.tools import tools_markdown
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 

@@ -9,7 +9,7 @@ from sqlalchemy import text
 
 from doiget import DoigetError, ErrorCode, Work
 from doiget.config import load_config
-from doiget.graph import build_graph
+from doiget.ranking import build_graph
 from doiget.library import Library
 
 FAN = 3

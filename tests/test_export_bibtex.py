@@ -8,8 +8,8 @@ import bibtexparser
 import pytest
 from export_helpers import UPSTREAM
 
-from doiget.export.bibtex import entry_type, latex_escape, to_bibtex
-from doiget.export.importer import parse_bibliography
+from doiget.formats.bibtex import entry_type, latex_escape, to_bibtex
+from doiget.formats.importer import parse_bibliography
 from doiget.models import Author, Work
 
 

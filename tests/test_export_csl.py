@@ -7,7 +7,7 @@ import jsonschema
 import pytest
 from export_helpers import imported_fixtures
 
-from doiget.export.csl import to_csl_json
+from doiget.formats.csl import to_csl_json
 from doiget.models import Author, Work
 
 SCHEMA = json.loads((Path(__file__).parent / "fixtures" / "csl-data.json").read_text(encoding="utf-8"))

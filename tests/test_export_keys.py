@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from export_helpers import imported_fixtures
 
-from doiget.export.keys import citation_key, citation_keys
+from doiget.formats.keys import citation_key, citation_keys
 from doiget.models import Author, Work
 
 

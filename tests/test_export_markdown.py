@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import yaml
 
-from doiget.export.markdown import note_to_markdown
+from doiget.formats.markdown import note_to_markdown
 
 NOTE = {
     "id": 42,

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from doiget.export.ris import ris_type, to_ris
+from doiget.formats.ris import ris_type, to_ris
 from doiget.models import Author, Work
 
 

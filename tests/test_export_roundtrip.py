@@ -7,10 +7,10 @@ import bibtexparser
 from export_helpers import imported_fixtures
 from test_export_ris import read_ris
 
-from doiget.export.bibtex import to_bibtex
-from doiget.export.csl import to_csl_json
-from doiget.export.importer import parse_bibliography
-from doiget.export.ris import to_ris
+from doiget.formats.bibtex import to_bibtex
+from doiget.formats.csl import to_csl_json
+from doiget.formats.importer import parse_bibliography
+from doiget.formats.ris import to_ris
 from doiget.models import Work
 
 FIELDS = ("title", "authors", "year", "doi", "venue", "volume", "pages")

@@ -9,10 +9,11 @@ from loopback import Reply, _loopback_ca, _loopback_server, client_ca, https_ser
 
 from doiget.config import load_config
 from doiget.errors import DoigetError, ErrorCode
-from doiget.fetch import run_batch
+from doiget.services.fetching import run_batch
 from doiget.library import Library
 from doiget.refs import Ref
-from doiget.sources.http import HttpClient, Throttle
+from doiget.net.http import HttpClient
+from doiget.net.throttle import Throttle
 from doiget.store.netlog import ProvenanceLog, SqliteCache
 from doiget.store.store import Store
 

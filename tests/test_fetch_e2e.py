@@ -14,7 +14,7 @@ from fetchenv import ARXIV_ID, PNAS_DOI, XGEN_DOI, recording, serve_arxiv, serve
 from loopback import Reply, _loopback_ca, _loopback_server, client_ca, https_server  # noqa: F401
 from test_mcp import session_calls
 
-from doiget.sources.base import DEFAULT_BASES
+from doiget.net.base import DEFAULT_BASES
 
 
 @pytest.fixture

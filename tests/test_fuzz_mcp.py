@@ -18,11 +18,12 @@ from doiget import open_library
 from doiget.config import load_config
 from doiget.demo import load_demo
 from doiget.errors import ErrorCode
-from doiget.mcp_server import LibraryHolder, call_tool
-from doiget.tools import TOOLS
+from doiget.mcp.server import LibraryHolder, call_tool
+from doiget.mcp.tools import TOOLS
 
 CODES = {code.value for code in ErrorCode}
-FUZZ = settings(max_examples=int(os.environ.get("DOIGET_FUZZ_EXAMPLES", "10000")), deadline=None,
+# 1,000 examples in the default run; the full run: DOIGET_FUZZ_EXAMPLES=10000 python -m pytest -q -m fuzz
+FUZZ = settings(max_examples=int(os.environ.get("DOIGET_FUZZ_EXAMPLES", "1000")), deadline=None,
                 derandomize=os.environ.get("CI") == "true",
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture,
                                        HealthCheck.data_too_large])

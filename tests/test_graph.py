@@ -1,4 +1,4 @@
-"""doiget.graph on hand-made graphs (answers worked out by hand) and a seeded 10k-node citation DAG."""
+"""doiget.ranking on hand-made graphs (answers worked out by hand) and a seeded 10k-node citation DAG."""
 from __future__ import annotations
 
 import json
@@ -12,9 +12,9 @@ import networkx as nx
 import pytest
 from synthetic_graph import citation_dag
 
-from doiget import graph
+from doiget import ranking as graph
 from doiget.errors import DoigetError, ErrorCode
-from doiget.graph import Step, build_graph, connect, export_graph, literature_review, related
+from doiget.ranking import Step, build_graph, connect, export_graph, literature_review, related
 
 LN2, LN3 = math.log(2), math.log(3)
 

@@ -12,7 +12,7 @@ from loopback import _loopback_ca, _loopback_server, client_ca, https_server  # 
 from test_cli import run
 from test_mcp import session_calls
 
-from doiget.graph import build_graph
+from doiget.ranking import build_graph
 
 
 def graph():

@@ -12,7 +12,7 @@ import pytest
 from synthetic_graph import citation_dag, store_graph
 
 from doiget import DoigetError, ErrorCode, open_library
-from doiget.graph import SECTIONS
+from doiget.ranking import SECTIONS
 
 N = 2000
 

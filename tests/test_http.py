@@ -21,17 +21,12 @@ import pytest
 from loopback import Reply, _loopback_ca, _loopback_server, client_ca, https_server, redirect, repeat  # noqa: F401
 
 from doiget.errors import DoigetError, ErrorCode
-from doiget.sources.base import DEFAULT_BASES, HttpResponse
-from doiget.sources.http import (
-    HttpClient,
-    MemoryCache,
-    Throttle,
-    allowed_hosts,
-    host_allowed,
-    is_forbidden_address,
-    parse_retry_after,
-    redact_url,
-)
+from doiget.net.base import DEFAULT_BASES, HttpResponse
+from doiget.net.cache import MemoryCache
+from doiget.net.http import HttpClient, parse_retry_after
+from doiget.net.policy import allowed_hosts, host_allowed, is_forbidden_address
+from doiget.net.redact import redact_url
+from doiget.net.throttle import Throttle
 
 EMAIL = "agent.secret@example.org"
 JSON = {"Content-Type": "application/json"}

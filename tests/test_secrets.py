@@ -1,7 +1,7 @@
 """The contact email is sent upstream yet never leaks (issue 7): not in an MCP reply, CLI output,
 debug log line, provenance row, HTTP cache row, or any byte of the library home.
 
-No source takes an API key (doiget/sources/http.py only knows the contact email), so the email
+No source takes an API key (doiget/net/http.py only knows the contact email), so the email
 is the one secret to trace. Everything runs as real subprocesses against the loopback server.
 """
 from __future__ import annotations

@@ -6,7 +6,7 @@ from fakehttp import FakeHttp
 
 from doiget.errors import DoigetError, ErrorCode
 from doiget.refs import Ref
-from doiget.sources import arxiv
+from doiget.net import arxiv
 
 QUERY = "https://export.arxiv.org/api/query"
 

@@ -8,8 +8,8 @@ from fakehttp import FakeHttp
 
 from doiget.errors import DoigetError, ErrorCode
 from doiget.refs import Ref
-from doiget.sources import crossref
-from doiget.sources.base import HttpResponse
+from doiget.net import crossref
+from doiget.net.base import HttpResponse
 
 BASE = "https://api.crossref.org"
 

@@ -8,7 +8,7 @@ from fakehttp import FakeHttp
 
 from doiget.errors import DoigetError, ErrorCode
 from doiget.refs import Ref
-from doiget.sources import europepmc, idconv
+from doiget.net import europepmc, idconv
 
 SEARCH = "https://www.ebi.ac.uk/europepmc/webservices/rest/search"
 CORE = "search_query_cancer_resultType_core_page1.json"

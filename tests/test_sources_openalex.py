@@ -8,8 +8,8 @@ from fakehttp import FakeHttp
 
 from doiget.errors import DoigetError, ErrorCode
 from doiget.refs import Ref
-from doiget.sources import crossref, openalex
-from doiget.sources.base import HttpResponse
+from doiget.net import crossref, openalex
+from doiget.net.base import HttpResponse
 
 BASE = "https://api.openalex.org"
 PNAS = "works_doi_10.1073_pnas.1414271111.json"

@@ -9,8 +9,8 @@ from fakehttp import FakeHttp
 from doiget.errors import DoigetError, ErrorCode
 from doiget.models import Work
 from doiget.refs import Ref
-from doiget.sources import arxiv
-from doiget.sources.resolve import Candidate, oa_plan, resolve
+from doiget.net import arxiv
+from doiget.net.resolve import Candidate, oa_plan, resolve
 
 CROSSREF = "https://api.crossref.org/works/"
 OPENALEX = "https://api.openalex.org/works/"
@@ -152,7 +152,7 @@ def test_plan_for_arxiv_and_europe_pmc_works_without_unpaywall(upstream):
 
 
 def test_oa_location_as_unpaywall_states_it(pnas, upstream):
-    from doiget.sources.resolve import oa_location
+    from doiget.net.resolve import oa_location
 
     assert oa_location(pnas, Work(doi="10.1073/pnas.1414271111")) == (
         "https://www.pnas.org/content/pnas/111/45/E4832.full.pdf", "bronze")

@@ -8,7 +8,7 @@ from fakehttp import FakeHttp
 
 from doiget.errors import DoigetError, ErrorCode
 from doiget.refs import Ref
-from doiget.sources import unpaywall
+from doiget.net import unpaywall
 
 
 def load(upstream, name):

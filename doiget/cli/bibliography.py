@@ -65,7 +65,7 @@ def cmd_import(args):
 
 def _fetch_all(lib, refs: list[str], bar) -> dict[str, Any]:
     """Fetch the open-access copies of imported entries, 100 at a time; a per-status summary."""
-    from doiget.fetch import MAX_BATCH, summarize
+    from doiget.services.fetching import MAX_BATCH, summarize
 
     task = bar.add_task("fetch", total=len(refs))
     results: list[dict[str, Any]] = []

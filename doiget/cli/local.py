@@ -122,7 +122,7 @@ def _render_demo(r: dict[str, Any]) -> str:
 
 
 def cmd_serve(args):
-    from doiget.mcp_server import serve
+    from doiget.mcp.server import serve
 
     serve(args.home)
 

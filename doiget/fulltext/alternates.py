@@ -6,8 +6,8 @@ from dataclasses import dataclass
 
 from doiget.models import Entry
 from doiget.refs import Ref
-from doiget.sources import europepmc
-from doiget.sources.base import base_url
+from doiget.net import europepmc
+from doiget.net.base import base_url
 
 
 @dataclass(frozen=True)

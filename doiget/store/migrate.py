@@ -1,12 +1,24 @@
 """Schema upgrades: the store is migrated to the head revision by Alembic whenever it is opened."""
 from __future__ import annotations
 
+import importlib.util
 from pathlib import Path
 
 from sqlalchemy import Engine, text
 from sqlalchemy.exc import OperationalError
 
-MIGRATIONS = Path(__file__).resolve().parent.parent / "migrations"
+
+
+def _migrations_dir() -> Path:
+    """The Alembic script directory: the package ``doiget.migrations`` of an installed wheel (or of an
+    editable install, which maps it to the top-level ``migrations/``), else the source tree's ``migrations/``."""
+    spec = importlib.util.find_spec("doiget.migrations")
+    if spec is not None and spec.submodule_search_locations:
+        return Path(next(iter(spec.submodule_search_locations)))
+    return Path(__file__).resolve().parents[2] / "migrations"
+
+
+MIGRATIONS = _migrations_dir()
 # The newest revision; tests check it equals Alembic's head so this cannot drift.
 HEAD = "0005"
 

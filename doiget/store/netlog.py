@@ -11,8 +11,8 @@ from dataclasses import asdict
 
 from sqlalchemy import text
 
-from doiget.sources.base import HttpResponse
-from doiget.sources.http import ProvenanceRecord
+from doiget.net.base import HttpResponse
+from doiget.net.base import ProvenanceRecord
 from doiget.store.store import Store, now
 
 

@@ -22,9 +22,9 @@ from doiget.config import load_config
 from doiget.errors import DoigetError, ErrorCode
 from doiget.fulltext import extract_ar5iv, extract_jats
 from doiget.library import Library
-from doiget.mcp_server import LibraryHolder, call_tool
+from doiget.mcp.server import LibraryHolder, call_tool
 from doiget.models import Work
-from doiget.sources.base import DEFAULT_BASES
+from doiget.net.base import DEFAULT_BASES
 
 HTML = "ar5iv/latexml_0.8.8_shamkanov_companion_trimmed.html"
 JATS = "europepmc/jats_pmc_oa_1472-6831-8-11.nxml.xml"
@@ -148,7 +148,7 @@ def test_read_and_find_both_papers_over_mcp(home, loopback_env, upstream, tmp_pa
 
 
 def test_add_pdf_size_cap_is_checked_before_decoding(home, monkeypatch):
-    monkeypatch.setattr("doiget.tools.fulltext.MAX_PDF_BASE64", 8)
+    monkeypatch.setattr("doiget.mcp.tools.fulltext.MAX_PDF_BASE64", 8)
     holder = LibraryHolder(load_config(home))
     try:
         # Not even valid base64: the cap is hit before decoding is attempted.

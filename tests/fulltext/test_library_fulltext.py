@@ -15,7 +15,7 @@ from doiget.fulltext.alternates import ar5iv_url, bioc_url
 from doiget.library import Library
 from doiget.models import Work
 from doiget.refs import Ref
-from doiget.sources.europepmc import fulltext_xml_url
+from doiget.net.europepmc import fulltext_xml_url
 
 JATS = "europepmc/jats_pmc_oa_1472-6831-8-11.nxml.xml"
 BIOC = "pmc_bioc/BioC_json_PMC4136787_unicode.json"

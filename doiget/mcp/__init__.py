@@ -1,0 +1,1 @@
+"""The MCP adapter: the stdio server and its tools."""

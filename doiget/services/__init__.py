@@ -1,0 +1,1 @@
+"""Per-capability services behind the `doiget.Library` facade."""
