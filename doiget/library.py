@@ -138,14 +138,12 @@ class Library:
         clauses, params = entry_store.filter_clauses(**filters)
         try:
             with self.store.read_raw() as conn:
-                rows = search_store.ranked(conn, match, limit, 0, clauses, params)
-                shown = search_store.shown(conn, match, [entry_id for entry_id, _ in rows], ID_FIELDS)
+                rows = search_store.page(conn, match, limit, 0, ID_FIELDS, clauses, params)
         except sqlite3.OperationalError as exc:
             if is_fts_error(exc):
                 raise DoigetError(ErrorCode.INVALID_QUERY, f"cannot search for {query!r}: {exc}") from exc
             raise
-        hits = [SearchHit.model_construct(id=entry_id, score=score, fulltext=None, **shown[entry_id])
-                for entry_id, score in rows]
+        hits = [SearchHit.model_construct(fulltext=None, **row) for row in rows]
         return self._with_fulltext(hits, query, limit, filters) if include_fulltext else hits
 
     def delete(self, ref: RefLike) -> dict[str, Any]:
