@@ -32,7 +32,9 @@ from doiget.refs import Ref
 from doiget.net import arxiv
 from doiget.net.base import Http, looks_like_pdf
 from doiget.net.resolve import resolve as resolve_work
+from doiget.sanitize import fts_query_error, query_text
 from doiget.store import citations as citation_store
+from doiget.store import deadline
 from doiget.store import entries as entry_store
 from doiget.store import search as search_store
 from doiget.store.fts import compile_query, is_fts_error
@@ -47,6 +49,7 @@ RefLike = Ref | str | int
 MAX_TAG_LENGTH = 100
 MAX_ANNOTATION_LENGTH = 100_000
 MAX_SQL_ROWS = 10_000
+MAX_SQL_CHARS = 20_000_000  # of values across the rows one SQL statement returns
 MAX_GRAPH_SEEDS = 500
 LOCAL_ID = re.compile(r"#\d{1,18}")  # an entry's local id, the name of entries without identifiers
 MAX_TEXT_CHARS = 100_000
@@ -65,7 +68,7 @@ class Library:
 
     def __init__(self, config: Config, *, http: Http | None = None, no_cache: bool = False) -> None:
         self.config = config
-        self.store = Store(config.home)
+        self.store = Store(config.home, query_seconds=deadline.configured_seconds(config.extra))
         self._http = http
         self._no_cache = no_cache
         self._http_lock = threading.Lock()
@@ -132,16 +135,16 @@ class Library:
         ``include_fulltext`` also searches the papers' text: each hit carries its best passage, and papers
         matched only inside their text follow the metadata matches."""
         limit = _bounded_int(limit, "limit", 1, 100)
-        match = compile_query(query, search_store.COLUMNS)
+        match = compile_query(query_text(query), search_store.COLUMNS)
         filters = _entry_filters(year_from=year_from, year_to=year_to, tag=tag, collection=collection,
                                  has_pdf=has_pdf)
         clauses, params = entry_store.filter_clauses(**filters)
         try:
-            with self.store.read_raw() as conn:
+            with self.store.query_raw("the search") as conn:
                 rows = search_store.page(conn, match, limit, 0, ID_FIELDS, clauses, params)
         except sqlite3.OperationalError as exc:
             if is_fts_error(exc):
-                raise DoigetError(ErrorCode.INVALID_QUERY, f"cannot search for {query!r}: {exc}") from exc
+                raise fts_query_error(f"search for {query!r}", exc) from exc
             raise
         hits = [SearchHit.model_construct(fulltext=None, **row) for row in rows]
         return self._with_fulltext(hits, query, limit, filters) if include_fulltext else hits
@@ -385,6 +388,7 @@ class Library:
                      cursor: str | None = "*", per_page: int = 25) -> dict[str, Any]:
         """One page of OpenAlex search results ``{count, next_cursor, results: [Work]}``, with abstracts.
         Saves nothing."""
+        query = query_text(query) if isinstance(query, str) else query
         return pipeline.paper_search(self, query, filters, cursor, per_page)
 
     # ---- full text (doiget/fulltext/) ---------------------------------------------------
@@ -436,10 +440,10 @@ class Library:
         """Passages of the papers' text matching ``query`` ("phrases", prefix*, AND/OR/NOT, heading:term),
         best first by bm25, each naming its paper, section heading, PDF page and character offset."""
         limit = _bounded_int(limit, "limit", 1, 100)
-        match = compile_query(query, fulltext_search.COLUMNS)
+        match = compile_query(query_text(query), fulltext_search.COLUMNS)
         clauses, params = entry_store.filter_clauses(**_entry_filters(
             year_from=year_from, year_to=year_to, tag=tag, collection=collection))
-        with self.store.read() as conn:
+        with self.store.query("the full-text search") as conn:
             if ref is not None:
                 clauses.append("e.id = :entry_id")
                 params["entry_id"] = entry_store.require_id(conn, _ref(ref))
@@ -449,7 +453,7 @@ class Library:
                        filters: dict[str, Any]) -> list[SearchHit]:
         """``hits`` each with their best passage, then the papers that match only inside their text."""
         clauses, params = entry_store.filter_clauses(**filters)
-        with self.store.read() as conn:
+        with self.store.query("the full-text search") as conn:
             passages = fulltext_search.search_chunks(conn, compile_query(query, fulltext_search.COLUMNS), limit,
                                                      clauses, params, best_per_entry=True)
             found = {hit.id for hit in hits}
@@ -671,7 +675,7 @@ class Library:
         the network; the answer then says so in ``note``). Candidates score at least 0.5."""
         from doiget.services import citations as citation_lookup
 
-        citation = citation_lookup.check(text_)
+        citation = citation_lookup.check(query_text(text_, "citation") if isinstance(text_, str) else text_)
         limit = _bounded_int(limit, "limit", 1, 20)
         http = (lambda: self.http) if self.config.network_enabled else None
         return citation_lookup.resolve(self.store, http, citation, limit)
@@ -741,13 +745,14 @@ class Library:
 
         limit, offset = _bounded_int(limit, "limit", 1, 100), _bounded_int(offset, "offset", 0, 1_000_000)
         tag = _name(tag, "tag") if tag is not None else None
+        keyword = query_text(keyword, "note keyword") if keyword is not None else None
         try:
-            with self.store.read() as conn:
+            with self.store.query("the note search") as conn:
                 entry_id = entry_store.require_id(conn, _ref(ref)) if ref is not None else None
                 return notes.search(conn, keyword, entry_id, tag, since, until, limit, offset)
         except OperationalError as exc:
             if is_fts_error(exc.orig):
-                raise DoigetError(ErrorCode.INVALID_QUERY, f"cannot search notes for {keyword!r}: {exc.orig}") from exc
+                raise fts_query_error(f"search notes for {keyword!r}", exc.orig) from exc
             raise
 
     def note_export(self, note_id: int) -> str:
@@ -833,22 +838,24 @@ class Library:
         return health_report(self.config)
 
     def sql(self, query: str, max_rows: int = 1000) -> dict[str, Any]:
-        """Run ONE read-only SQL statement; returns columns, rows and whether rows were cut at ``max_rows``."""
+        """Run ONE read-only SQL statement; returns columns, rows and whether rows were cut at ``max_rows``
+        (or at :data:`MAX_SQL_CHARS` characters of values). QUERY_TIMEOUT after ``query_time_limit``
+        seconds (config.toml, default 5)."""
         if not isinstance(query, str) or not query.strip():
             raise DoigetError(ErrorCode.INVALID_QUERY, "empty SQL statement")
+        query = query_text(query, "SQL statement")
         max_rows = _bounded_int(max_rows, "max_rows", 1, MAX_SQL_ROWS)
         try:
-            with self.store.readonly().connect() as conn:
+            with self.store.readonly().connect() as conn, \
+                    deadline.time_limit(conn, self.store.query_seconds, "the SQL statement", cap_values=True):
                 result = conn.exec_driver_sql(query)
                 if not result.returns_rows:
                     return {"columns": [], "rows": [], "truncated": False}
                 columns = list(result.keys())
-                rows = [list(row) for row in result.fetchmany(max_rows + 1)]
+                rows, truncated = _capped_rows(result, max_rows)
         except DBAPIError as exc:
             raise _sql_error(exc) from exc
-        truncated = len(rows) > max_rows
-        return {"columns": columns, "rows": [[_jsonable(v) for v in r] for r in rows[:max_rows]],
-                "truncated": truncated}
+        return {"columns": columns, "rows": rows, "truncated": truncated}
 
 
 def _sql_error(exc: DBAPIError) -> DoigetError:
@@ -857,6 +864,18 @@ def _sql_error(exc: DBAPIError) -> DoigetError:
     if "readonly" in lowered or "read-only" in lowered or "not authorized" in lowered or "query_only" in lowered:
         return DoigetError(ErrorCode.READ_ONLY, f"the SQL interface is read-only: {message}")
     return DoigetError(ErrorCode.INVALID_QUERY, f"SQL error: {message}")
+
+
+def _capped_rows(result: Any, max_rows: int) -> tuple[list[list[Any]], bool]:
+    """At most ``max_rows`` rows and :data:`MAX_SQL_CHARS` characters of values; whether rows were cut."""
+    rows, chars = [], 0
+    for row in result:
+        values = [_jsonable(v) for v in row]
+        chars += sum(len(v) if isinstance(v, str) else 8 for v in values)
+        if len(rows) == max_rows or chars > MAX_SQL_CHARS:
+            return rows, True
+        rows.append(values)
+    return rows, False
 
 
 def _jsonable(value: Any) -> Any:

@@ -83,7 +83,7 @@ def test_search_returns_plain_bm25_top_page(corpus, query):
 def test_offset_pages_are_slices_of_the_full_ranking(corpus, match):
     lib, bare, stubs = corpus
     expected = plain_bm25(bare, stubs, match, 1000)
-    with lib.store.read_raw() as conn:
+    with lib.store.query_raw("test") as conn:
         pages = [search_store.page(conn, match, 7, offset, ("doi",)) for offset in range(0, len(expected) + 7, 7)]
     assert [(hit["id"], hit["score"]) for page in pages for hit in page] == expected
     assert all(hit["ref"] == f"doi:10.1000/{hit['id'] - 1}" and "**" in hit["snippet"] for page in pages for hit in page)
@@ -103,7 +103,7 @@ def test_common_terms_rank_boosted_matches_within_the_documented_bound(corpus, m
     for match in ('"cancer"', '"cell"', '"qu"*', '"t"*'):
         count = bare.execute("SELECT count(*) FROM t WHERE t MATCH ?", (match,)).fetchone()[0]
         assert count > 10, match
-        with lib.store.read_raw() as conn:
+        with lib.store.query_raw("test") as conn:
             got = search_store.ranked(conn, match, 10)
         full = plain_bm25(bare, stubs, match, 10)
         within = plain_bm25(bare, stubs, match, 10, only=boosted + match)
@@ -114,7 +114,7 @@ def test_common_terms_rank_boosted_matches_within_the_documented_bound(corpus, m
         missed = {r for r, _ in full} - {r for r, _ in got}
         assert all(bare.execute("SELECT 1 FROM t WHERE t MATCH ? AND rowid = ?", (boosted + match, r)).fetchone()
                    is None for r in missed)
-    with lib.store.read_raw() as conn:  # operators, column filters and rare terms are ranked in full
+    with lib.store.query_raw("test") as conn:  # operators, column filters and rare terms are ranked in full
         for match in ('"cancer" OR "virus"', 'title : "cancer"', '"fluid"', '"gene model"'):
             assert search_store.ranked(conn, match, 10) == plain_bm25(bare, stubs, match, 10)
 

@@ -8,7 +8,6 @@ not a bibliography at all raises ``DoigetError(INVALID_INPUT)``.
 from __future__ import annotations
 
 import html
-import json
 import re
 import unicodedata
 from collections.abc import Iterable
@@ -21,6 +20,7 @@ from bibtexparser.model import DuplicateBlockKeyBlock, Entry as BibEntry
 from pydantic import BaseModel, Field, ValidationError
 from pylatexenc.latex2text import LatexNodes2Text, get_default_latex_context_db
 
+from doiget import safejson
 from doiget.errors import DoigetError, ErrorCode
 from doiget.models import Author, Work
 from doiget.refs import Ref, try_parse
@@ -139,11 +139,7 @@ def _record(key: str | None, fields: dict[str, Any], ids: dict[str, str], tags: 
 # ---- CSL-JSON ----------------------------------------------------------------------------------
 
 def _parse_csl(text: str) -> list[ImportRecord]:
-    try:
-        data = json.loads(text.lstrip("\ufeff"))
-    except json.JSONDecodeError as exc:
-        raise DoigetError(ErrorCode.INVALID_INPUT, f"invalid CSL-JSON at line {exc.lineno}, column {exc.colno}: "
-                          f"{exc.msg}", line=exc.lineno, column=exc.colno) from None
+    data = safejson.loads(text.lstrip("\ufeff"), "CSL-JSON")
     if isinstance(data, dict):
         data = data.get("items", [data])
     if not isinstance(data, list):

@@ -6,8 +6,7 @@ Passages carry ``infons.section_type`` (TITLE, ABSTRACT, INTRO, METHODS, ..., RE
 """
 from __future__ import annotations
 
-import json
-
+from doiget import safejson
 from doiget.errors import DoigetError, ErrorCode
 from doiget.fulltext.builder import TextBuilder, clean_inline
 from doiget.fulltext.document import Document
@@ -19,10 +18,7 @@ _SECTION_NAMES = {"ABSTRACT": "Abstract"}
 
 def extract_bioc(data: bytes) -> Document:
     """Extract the first document of a BioC JSON collection (or a bare collection object)."""
-    try:
-        payload = json.loads(data)
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise DoigetError(ErrorCode.INVALID_INPUT, f"BioC is not valid JSON: {exc}") from exc
+    payload = safejson.loads(data, "BioC")
     passages = _passages(payload)
     builder = TextBuilder()
     title = None

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 
+from doiget.fulltext import guard
 from doiget.fulltext.document import Chunk, Document, SourceKind
 
 MAX_CHUNK_CHARS = 1500
@@ -32,6 +33,7 @@ class TextBuilder:
         self._heading: str | None = None
         self._page: int | None = None
         self._pending: list[tuple[int, int]] = []
+        self._pending_part = 0  # index in _parts of the first pending paragraph
         self._chunks: list[Chunk] = []
         self._page_offsets: list[int] = []
 
@@ -40,6 +42,7 @@ class TextBuilder:
         text = clean_inline(text)
         if not text:
             return
+        guard.check()
         self._flush()
         self._write("#" * min(max(level, 1), 3) + " " + text)
         self._heading = text
@@ -49,7 +52,10 @@ class TextBuilder:
         lines = (_SPACES.sub(" ", line).strip() for line in text.split("\n"))
         text = _BLANK_LINES.sub("\n", "\n".join(line for line in lines if line))
         if text:
+            guard.check()
             start = self._write(text)
+            if not self._pending:
+                self._pending_part = len(self._parts) - 1
             self._pending.append((start, start + len(text)))
 
     def page_break(self, page: int) -> None:
@@ -89,22 +95,25 @@ class TextBuilder:
         """Turn the paragraphs written since the last heading/page break into chunks."""
         if not self._pending:
             return
-        text = "".join(self._parts)
+        # Only the pending tail is joined (joining all the text here made many short sections quadratic).
+        base = self._pending[0][0]
+        text = "".join(self._parts[self._pending_part:])
         spans: list[tuple[int, int]] = []
         for start, end in self._pending:
-            spans.extend(_split_long(text, start, end, self._max))
+            spans.extend(_split_long(text, start - base, end - base, self._max))
         group_start, group_end = spans[0]
         for start, end in spans[1:]:
             if end - group_start <= self._max:
                 group_end = end
             else:
-                self._add_chunk(text, group_start, group_end)
+                self._add_chunk(text, base, group_start, group_end)
                 group_start, group_end = start, end
-        self._add_chunk(text, group_start, group_end)
+        self._add_chunk(text, base, group_start, group_end)
         self._pending = []
 
-    def _add_chunk(self, text: str, start: int, end: int) -> None:
-        self._chunks.append(Chunk(len(self._chunks), self._heading, self._page, start, end, text[start:end]))
+    def _add_chunk(self, text: str, base: int, start: int, end: int) -> None:
+        self._chunks.append(Chunk(len(self._chunks), self._heading, self._page, base + start, base + end,
+                                  text[start:end]))
 
 
 def _split_long(text: str, start: int, end: int, limit: int) -> list[tuple[int, int]]:

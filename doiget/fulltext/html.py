@@ -5,12 +5,17 @@ Headings come from ``ltx_title_*`` elements (document title, abstract, section, 
 ``$$...$$`` for ``display="block"``). Site chrome (head, scripts, navigation, TOC, headers,
 footers), anything outside ``ltx_document``, the bibliography, undefined-macro error spans
 and equation numbers are skipped.
-Uses the stdlib parser: LaTeXML output is regular enough not to need a DOM library.
+Uses the stdlib parser: LaTeXML output is regular enough not to need a DOM library. Open
+elements are counted by name, so a stray closing tag costs O(1) rather than a scan of the open
+stack (unclosed tags followed by stray closers were quadratic); nesting deeper than
+:data:`MAX_HTML_DEPTH` is refused.
 """
 from __future__ import annotations
 
+from collections import Counter
 from html.parser import HTMLParser
 
+from doiget.fulltext import guard
 from doiget.fulltext.builder import TextBuilder, clean_inline
 from doiget.fulltext.document import Document
 
@@ -30,6 +35,7 @@ _BLOCK_TAGS = {"p", "div", "section", "article", "li", "figcaption", "table", "t
 _VOID_TAGS = {"br", "img", "hr", "meta", "link", "input", "col", "wbr", "area", "base", "source", "track",
               "param", "embed"}
 _HEADING_TAGS = {"h1", "h2", "h3", "h4", "h5", "h6"}
+MAX_HTML_DEPTH = 1000  # HTML may leave elements unclosed, so more than guard.MAX_DEPTH
 
 
 def extract_ar5iv(data: bytes) -> Document:
@@ -46,6 +52,7 @@ class _LatexmlParser(HTMLParser):
         self.builder = TextBuilder()
         self.title: str | None = None
         self._stack: list[tuple[str, bool]] = []  # (tag, opened the ltx_document)
+        self._open: Counter[str] = Counter()  # tag -> how many are on the stack
         self._skip = 0
         self._in_document = 0
         self._math_depth = 0
@@ -59,7 +66,11 @@ class _LatexmlParser(HTMLParser):
         attributes = dict(attrs)
         classes = set((attributes.get("class") or "").split())
         is_document = "ltx_document" in classes
+        if len(self._stack) >= MAX_HTML_DEPTH:
+            raise guard.too_deep("the HTML page", MAX_HTML_DEPTH)
+        guard.check()
         self._stack.append((tag, is_document))
+        self._open[tag] += 1
         self._in_document += is_document
         if self._skip or tag in _SKIP_TAGS or classes & _SKIP_CLASSES:
             self._skip += 1
@@ -80,10 +91,11 @@ class _LatexmlParser(HTMLParser):
             self._buffer.append(" | ")
 
     def handle_endtag(self, tag: str) -> None:
-        if tag in _VOID_TAGS or not any(t == tag for t, _ in self._stack):
+        if tag in _VOID_TAGS or not self._open[tag]:
             return
         while self._stack:
             open_tag, is_document = self._stack.pop()
+            self._open[open_tag] -= 1
             self._in_document -= is_document
             if self._skip:
                 self._skip -= 1

@@ -15,6 +15,7 @@ from pathlib import Path
 from sqlalchemy import Connection, bindparam, text
 
 from doiget.errors import DoigetError, ErrorCode
+from doiget.fulltext import guard
 from doiget.fulltext.bioc import extract_bioc
 from doiget.fulltext.document import Document
 from doiget.fulltext.html import extract_ar5iv
@@ -34,10 +35,12 @@ _RANK = "CASE a.kind " + " ".join(f"WHEN '{k}' THEN {i}" for i, k in enumerate(P
 
 
 def extract(kind: str, data: bytes) -> Document:
-    """The Document of an artefact of ``kind``; INVALID_INPUT when the bytes do not parse."""
+    """The Document of an artefact of ``kind``; INVALID_INPUT when the bytes do not parse or the
+    extraction passes a limit of :mod:`doiget.fulltext.guard` (CPU time, nesting)."""
     if kind not in EXTRACTORS:
         raise DoigetError(ErrorCode.INVALID_INPUT, f"cannot extract text from a {kind!r} artefact")
-    return EXTRACTORS[kind](data)
+    with guard.deadline(guard.EXTRACT_SECONDS, f"{kind} extraction"):
+        return EXTRACTORS[kind](data)
 
 
 def load_document(blobs: BlobStore, kind: str, sha256: str, *, fresh: bool = False) -> Document:

@@ -11,10 +11,10 @@ from typing import Any
 from sqlalchemy import Connection, bindparam, text
 from sqlalchemy.exc import OperationalError
 
-from doiget.errors import DoigetError, ErrorCode
 from doiget.fulltext.index import reading_artefacts_sql
 from doiget.models import TextHit
 from doiget.store import entries as entry_store
+from doiget.sanitize import fts_query_error
 from doiget.store.fts import is_fts_error
 
 COLUMNS = ("text", "heading")
@@ -43,7 +43,7 @@ def search_chunks(conn: Connection, match: str, limit: int, clauses: list[str], 
                 bindparam("ids", expanding=True)), {"match": match, "ids": [r.id for r in rows]})} if rows else {}
     except OperationalError as exc:
         if is_fts_error(exc.orig):
-            raise DoigetError(ErrorCode.INVALID_QUERY, f"cannot search the full text: {exc.orig}") from exc
+            raise fts_query_error("search the full text", exc.orig) from exc
         raise
     entries = {e.id: e for e in entry_store.load(conn, [r.entry_id for r in rows])}
     return [TextHit(id=r.entry_id, ref=entries[r.entry_id].ref_label, title=entries[r.entry_id].title,

@@ -4,7 +4,11 @@ The e-print is a gzipped tarball or a single gzipped .tex (sometimes neither). I
 in memory only, with bounded decompression; absolute paths, ``..`` components, links and
 device entries make the whole archive refused (BLOCKED), and the size/file-count caps
 stop it (TOO_LARGE). The main file is the one with ``\\documentclass`` (preferring one with
-``\\begin{document}``); ``\\input``/``\\include`` are inlined.
+``\\begin{document}``); ``\\input``/``\\include`` are inlined, at most :data:`MAX_INPUTS` times and
+:data:`MAX_FLAT_CHARS` characters in all (files that include each other fan out exponentially).
+Every pattern run over the source is linear-time: bracketed arguments have bounded length, and
+math spans and environments are found with ``str.find`` (a lazy ``.+?`` regex rescans the rest of
+the text for every unclosed ``\\(``).
 """
 from __future__ import annotations
 
@@ -13,42 +17,47 @@ import posixpath
 import re
 import tarfile
 import zlib
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from doiget.errors import DoigetError, ErrorCode
+from doiget.fulltext import guard
 from doiget.fulltext.builder import TextBuilder, clean_inline
 from doiget.fulltext.document import Document
 
 MAX_TOTAL_BYTES = 50 * 1024 * 1024
 MAX_FILES = 2000
 MAX_INPUT_DEPTH = 20
+MAX_INPUTS = 1000
+MAX_FLAT_CHARS = 20_000_000
+MAX_ARG_CHARS = 500  # longest [optional] or {file} argument a pattern looks through
+MAX_TITLE_CHARS = 5000  # longest braced \title / \section argument
 TEXT_EXTENSIONS = (".tex", ".ltx", ".bbl", ".bib", ".sty", ".cls", ".bst", ".txt")
 PREFERRED_MAIN_STEMS = ("main", "ms", "paper", "article")
 _READ_CHUNK = 1 << 16
 
 _COMMENT = re.compile(r"(?<!\\)%.*")
-_INPUT = re.compile(r"\\(?:input|include)\s*\{([^}]+)\}")
+_OPT = r"(?:\[[^\]]{0,%d}\])" % MAX_ARG_CHARS
+_INPUT = re.compile(r"\\(?:input|include)\s*\{([^{}]{1,%d})\}" % MAX_ARG_CHARS)
 _DOCCLASS = re.compile(r"\\documentclass\b")
 _BEGIN_DOC = re.compile(r"\\begin\s*\{document\}")
 _END_DOC = re.compile(r"\\end\s*\{document\}")
 _MATH_ENVS = ("equation", "equation*", "align", "align*", "gather", "gather*", "multline", "multline*",
               "eqnarray", "eqnarray*", "displaymath", "math")
-_MATH = re.compile(
-    r"\$\$.+?\$\$|\\\[.+?\\\]|\\\(.+?\\\)|(?<!\\)\$.+?(?<!\\)\$|"
-    r"\\begin\{(" + "|".join(re.escape(e) for e in _MATH_ENVS) + r")\}.*?\\end\{\1\}",
-    re.S,
-)
-_SECTION = re.compile(r"\\(section|subsection|subsubsection|chapter)\*?\s*(?:\[[^\]]*\])?\s*\{")
+_MATH_OPEN = re.compile(r"\$|\\[\[(]|\\begin\{(" + "|".join(re.escape(e) for e in _MATH_ENVS) + r")\}")
+_SECTION = re.compile(r"\\(section|subsection|subsubsection|chapter)\*?\s*" + _OPT + r"?\s*\{")
+_TITLE = re.compile(r"\\title\s*" + _OPT + r"?\s*\{")
+_BRACE = re.compile(r"(?<!\\)[{}]")
 _LEVELS = {"chapter": 2, "section": 2, "subsection": 3, "subsubsection": 3}
 _DROP_WITH_ARG = re.compile(
     r"\\(?:label|includegraphics|bibliographystyle|bibliography|vspace|hspace|thanks|footnotetext|"
-    r"usepackage|newcommand|renewcommand|setlength|addbibresource)\*?\s*(?:\[[^\]]*\])?\s*\{[^{}]*\}")
+    r"usepackage|newcommand|renewcommand|setlength|addbibresource)\*?\s*" + _OPT + r"?\s*\{[^{}]*\}")
 _UNWRAP = re.compile(
     r"\\(?:emph|textbf|textit|texttt|textsc|textrm|textsf|underline|mbox|text|caption|footnote|"
-    r"paragraph|subparagraph|url|textsuperscript|textsubscript)\*?\s*(?:\[[^\]]*\])?\s*\{([^{}]*)\}")
-_CITE = re.compile(r"\\(?:cite[a-z]*|ref|eqref|autoref|cref|Cref)\*?\s*(?:\[[^\]]*\])*\s*\{([^{}]*)\}")
-_ENV_LINE = re.compile(r"\\(?:begin|end)\s*\{[^}]*\}(?:\s*\[[^\]]*\])?")
-_ITEM = re.compile(r"\\item\b\s*(?:\[([^\]]*)\])?")
+    r"paragraph|subparagraph|url|textsuperscript|textsubscript)\*?\s*" + _OPT + r"?\s*\{([^{}]*)\}")
+_CITE = re.compile(r"\\(?:cite[a-z]*|ref|eqref|autoref|cref|Cref)\*?\s*" + _OPT + r"{0,2}\s*\{([^{}]*)\}")
+_ENV_LINE = re.compile(r"\\(?:begin|end)\s*\{[^{}]{0,%d}\}(?:\s*%s)?" % (MAX_ARG_CHARS, _OPT))
+_ITEM = re.compile(r"\\item\b\s*(?:\[([^\]]{0,%d})\])?" % MAX_ARG_CHARS)
 _BARE_COMMAND = re.compile(r"\\(?:maketitle|centering|noindent|newpage|clearpage|small|large|Large|"
                            r"footnotesize|normalsize|bigskip|medskip|smallskip|par|hline|toprule|midrule|"
                            r"bottomrule|tableofcontents|appendix)\b\s*")
@@ -63,10 +72,11 @@ class TexSource:
     files: dict[str, str]
 
     def flattened(self) -> str:
-        """The main file with ``\\input``/``\\include`` replaced by the included text."""
-        return self._inline(self.main_file, 0, frozenset())
+        """The main file with ``\\input``/``\\include`` replaced by the included text; INVALID_INPUT
+        past :data:`MAX_INPUTS` inclusions or :data:`MAX_FLAT_CHARS` characters."""
+        return self._inline(self.main_file, 0, frozenset(), [0, len(self.files[self.main_file])])
 
-    def _inline(self, name: str, depth: int, seen: frozenset[str]) -> str:
+    def _inline(self, name: str, depth: int, seen: frozenset[str], spent: list[int]) -> str:
         text = _strip_comments(self.files[name])
         if depth >= MAX_INPUT_DEPTH:
             return text
@@ -76,7 +86,14 @@ class TexSource:
             target = self._resolve(match.group(1).strip(), base)
             if target is None or target in seen:
                 return ""
-            return self._inline(target, depth + 1, seen | {name})
+            spent[0] += 1
+            spent[1] += len(self.files[target])
+            if spent[0] > MAX_INPUTS or spent[1] > MAX_FLAT_CHARS:
+                limit = (f"{MAX_INPUTS} inclusions" if spent[0] > MAX_INPUTS else f"{MAX_FLAT_CHARS} characters")
+                raise DoigetError(ErrorCode.INVALID_INPUT, f"LaTeX \\input/\\include expansion exceeds {limit} "
+                                  "(files that include each other?); refused", limit="latex_inputs")
+            guard.check()
+            return self._inline(target, depth + 1, seen | {name}, spent)
 
         return _INPUT.sub(replace, text)
 
@@ -103,7 +120,7 @@ def extract_tex(data: bytes) -> Document:
     """Turn an e-print's main document into sectioned text; math is kept as TeX."""
     source = read_tex_source(data)
     text = source.flattened()
-    title = _braced_after(text, re.compile(r"\\title\s*(?:\[[^\]]*\])?\s*\{"))
+    title = _braced_after(text, _TITLE)
     begin, end = _BEGIN_DOC.search(text), _END_DOC.search(text)
     body = text[begin.end() if begin else 0: end.start() if end else len(text)]
     builder = TextBuilder()
@@ -201,29 +218,43 @@ def _strip_comments(text: str) -> str:
 
 def _braced_after(text: str, opener: re.Pattern[str]) -> str | None:
     match = opener.search(text)
-    if not match:
-        return None
-    depth, start = 1, match.end()
-    for i in range(start, len(text)):
-        if text[i] == "{" and text[i - 1] != "\\":
-            depth += 1
-        elif text[i] == "}" and text[i - 1] != "\\":
-            depth -= 1
-            if depth == 0:
-                return text[start:i]
+    return _braced_from(text, match.end()) if match else None
+
+
+def _braced_from(text: str, start: int) -> str | None:
+    """The text from ``start`` up to the ``}`` closing an already open ``{`` (within
+    :data:`MAX_TITLE_CHARS`), or None."""
+    depth = 1
+    for brace in _BRACE.finditer(text, start, start + MAX_TITLE_CHARS):
+        depth += 1 if brace.group() == "{" else -1
+        if depth == 0:
+            return text[start:brace.start()]
     return None
 
 
+def _environment(body: str, name: str, start: int = 0) -> tuple[int, int, int, int] | None:
+    """(start, content start, content end, end) of the first complete ``name`` environment."""
+    opener, closer = f"\\begin{{{name}}}", f"\\end{{{name}}}"
+    begin = body.find(opener, start)
+    end = body.find(closer, begin + len(opener)) if begin >= 0 else -1
+    return None if end < 0 else (begin, begin + len(opener), end, end + len(closer))
+
+
 def _emit_body(builder: TextBuilder, body: str) -> None:
-    abstract = re.search(r"\\begin\{abstract\}(.*?)\\end\{abstract\}", body, re.S)
+    abstract = _environment(body, "abstract")
     if abstract:
         builder.heading("Abstract", 2)
-        _emit_paragraphs(builder, abstract.group(1))
-        body = body[:abstract.start()] + body[abstract.end():]
-    body = re.sub(r"\\begin\{thebibliography\}.*?\\end\{thebibliography\}", "", body, flags=re.S)
+        _emit_paragraphs(builder, body[abstract[1]:abstract[2]])
+        body = body[:abstract[0]] + body[abstract[3]:]
+    kept, position = [], 0
+    while (bibliography := _environment(body, "thebibliography", position)) is not None:
+        kept.append(body[position:bibliography[0]])
+        position = bibliography[3]
+    body = "".join(kept) + body[position:]
     position = 0
     for match in _SECTION.finditer(body):
-        title = _braced_after(body[match.start():], _SECTION)
+        guard.check()
+        title = _braced_from(body, match.end())
         if title is None:
             continue
         _emit_paragraphs(builder, body[position:match.start()])
@@ -240,17 +271,17 @@ def _emit_paragraphs(builder: TextBuilder, text: str) -> None:
 def _plain(text: str, keep_breaks: bool = False) -> str:
     """Strip common commands from LaTeX prose; math spans are kept verbatim (display as $$...$$)."""
     maths: list[str] = []
-
-    def protect(match: re.Match[str]) -> str:
-        span = match.group(0)
-        if match.group(1):
+    pieces, last = [], 0
+    for start, end, environment in _math_spans(text):
+        span = text[start:end]
+        if environment:
             span = f"\n\n{span}\n\n"
         elif span.startswith(("\\[", "$$")):
             span = f"\n\n$${span[2:-2].strip()}$$\n\n"
         maths.append(span)
-        return f"\x00{len(maths) - 1}\x00"
-
-    text = _MATH.sub(protect, text)
+        pieces += [text[last:start], f"\x00{len(maths) - 1}\x00"]
+        last = end
+    text = "".join(pieces) + text[last:]
     text = _DROP_WITH_ARG.sub("", text)
     text = _CITE.sub(lambda m: "[" + ", ".join(p.strip() for p in m.group(1).split(",")) + "]", text)
     for _ in range(3):  # nested formatting such as \textbf{\emph{x}}
@@ -263,3 +294,42 @@ def _plain(text: str, keep_breaks: bool = False) -> str:
         text = text.replace(escaped, plain)
     text = re.sub(r"\x00(\d+)\x00", lambda m: maths[int(m.group(1))], text)
     return text if keep_breaks else clean_inline(text)
+
+
+def _math_spans(text: str) -> Iterator[tuple[int, int, str | None]]:
+    """(start, end, environment) of each math span, left to right and non-overlapping: ``$$..$$``,
+    ``\\[..\\]``, ``\\(..\\)``, ``$..$`` (unescaped) and the math environments, as the lazy regex
+    ``\\(.+?\\)|...`` would find them — in linear time: a closer once found missing after some
+    point is never searched for again."""
+    missing: dict[str, int] = {}  # closer -> a position after which it does not occur
+
+    def find(closer: str, start: int) -> int:
+        if start >= missing.get(closer, len(text) + 1):
+            return -1
+        found = text.find(closer, start)
+        while found > 0 and closer == "$" and text[found - 1] == "\\":
+            found = text.find(closer, found + 1)
+        if found < 0:
+            missing[closer] = min(start, missing.get(closer, start))
+        return found
+
+    position = 0
+    while (opener := _MATH_OPEN.search(text, position)) is not None:
+        start = opener.start()
+        token = opener.group()
+        if opener.group(1):
+            candidates = [(f"\\end{{{opener.group(1)}}}", opener.end())]
+        elif token == "$":
+            candidates = [("$$", start + 3)] if text.startswith("$$", start) else []
+            if start == 0 or text[start - 1] != "\\":
+                candidates.append(("$", start + 2))
+        else:
+            candidates = [("\\]" if token == "\\[" else "\\)", start + 3)]
+        for closer, search_from in candidates:
+            end = find(closer, search_from)
+            if end >= 0:
+                yield start, end + len(closer), opener.group(1)
+                position = end + len(closer)
+                break
+        else:
+            position = start + 1

@@ -1,13 +1,13 @@
 """What every source module needs: upstream base URLs and the HTTP interface they call."""
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from doiget import safejson
 from doiget.errors import DoigetError, ErrorCode
 
 DEFAULT_BASES: dict[str, str] = {
@@ -41,10 +41,7 @@ class HttpResponse:
 
     def json(self, source: str) -> Any:
         """The body as JSON; a body that does not parse is UPSTREAM_ERROR naming the source."""
-        try:
-            return json.loads(self.content)
-        except ValueError as exc:
-            raise DoigetError(ErrorCode.UPSTREAM_ERROR, f"{source} answered with invalid JSON: {exc}") from exc
+        return safejson.loads(self.content, f"{source}'s answer", ErrorCode.UPSTREAM_ERROR, source=source)
 
     @property
     def text(self) -> str:

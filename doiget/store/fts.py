@@ -87,4 +87,5 @@ def _quote(word: str) -> str:
 def is_fts_error(exc: BaseException) -> bool:
     """Whether a database error was raised by FTS5 parsing a MATCH expression."""
     message = str(exc).lower()
-    return "fts5" in message or "malformed match" in message or "no such column" in message
+    return ("fts5" in message or "malformed match" in message or "no such column" in message
+            or "unterminated string" in message)

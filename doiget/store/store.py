@@ -14,6 +14,7 @@ from doiget.errors import DoigetError, ErrorCode
 from doiget.store import migrate
 from doiget.store.blobs import BlobStore
 from doiget.store.db import open_engines, open_readonly
+from doiget.store.deadline import DEFAULT_SECONDS, time_limit
 
 DB_NAME = "library.sqlite3"
 
@@ -26,9 +27,10 @@ def now() -> str:
 class Store:
     """One library on disk. ``read()`` and ``write()`` yield connections inside a transaction."""
 
-    def __init__(self, home: Path) -> None:
+    def __init__(self, home: Path, *, query_seconds: float = DEFAULT_SECONDS) -> None:
         self.home = home
         self.path = home / DB_NAME
+        self.query_seconds = query_seconds
         try:
             home.mkdir(parents=True, exist_ok=True)
             self.reader, self.writer = open_engines(self.path)
@@ -44,19 +46,26 @@ class Store:
             yield conn
 
     @contextmanager
-    def read_raw(self) -> Iterator[sqlite3.Connection]:
-        """A pooled reader's own sqlite3 connection inside a read transaction, for hot read paths
-        (search) where SQLAlchemy's statement and result handling costs more than the query."""
+    def query(self, what: str) -> Iterator[Connection]:
+        """A read transaction for SQL shaped by user input (searches): stopped with QUERY_TIMEOUT
+        after ``query_seconds``."""
+        with self.reader.begin() as conn, time_limit(conn, self.query_seconds, what):
+            yield conn
+
+    @contextmanager
+    def query_raw(self, what: str) -> Iterator[sqlite3.Connection]:
+        """:meth:`query` on the pooled reader's own sqlite3 connection, for hot read paths (search)
+        where SQLAlchemy's statement and result handling costs more than the query."""
         pooled = self.reader.raw_connection()
         try:
             conn = pooled.driver_connection
-            conn.execute("BEGIN")
-            try:
-                yield conn
-            except BaseException:
-                conn.execute("ROLLBACK")
-                raise
-            conn.execute("COMMIT")
+            with time_limit(conn, self.query_seconds, what):
+                conn.execute("BEGIN")
+                try:
+                    yield conn
+                finally:
+                    if conn.in_transaction:  # an interrupted statement may have ended it
+                        conn.execute("COMMIT")
         finally:
             pooled.close()
 

@@ -1,0 +1,65 @@
+"""A time limit on SQL that user input shapes: the read-only SQL interface and the searches.
+
+SQLite calls a progress handler every few thousand virtual-machine instructions; ours returns
+true once the deadline has passed, which makes SQLite abort the statement ("interrupted") and
+roll back its read. That works in any thread (the MCP server runs tools in worker threads, where
+signals cannot reach) and costs nothing measurable. The limit is ``query_time_limit`` (seconds)
+in ``config.toml``, default :data:`DEFAULT_SECONDS`.
+"""
+from __future__ import annotations
+
+import sqlite3
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from sqlalchemy import Connection
+from sqlalchemy.exc import DBAPIError
+
+from doiget.errors import DoigetError, ErrorCode
+
+DEFAULT_SECONDS = 5.0
+CONFIG_KEY = "query_time_limit"
+#: Longest string or blob a user statement may build (``zeroblob(1e9)``, a huge ``group_concat``).
+MAX_VALUE_BYTES = 10_000_000
+_CHECK_EVERY = 1000  # VM instructions between two looks at the clock
+
+
+def configured_seconds(extra: dict[str, Any]) -> float:
+    """The ``query_time_limit`` from config.toml's settings, or the default."""
+    value = extra.get(CONFIG_KEY, DEFAULT_SECONDS)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= 3600:
+        raise DoigetError(ErrorCode.INVALID_INPUT, f"config.toml: {CONFIG_KEY} must be a number of seconds "
+                          "from 0 (exclusive) to 3600")
+    return float(value)
+
+
+@contextmanager
+def time_limit(conn: Connection | sqlite3.Connection, seconds: float, what: str, *, cap_values: bool = False) -> Iterator[None]:
+    """Abort whatever ``conn`` runs inside the block once ``seconds`` have passed (QUERY_TIMEOUT);
+    with ``cap_values`` no string or blob it builds or reads may exceed :data:`MAX_VALUE_BYTES`."""
+    raw = conn if isinstance(conn, sqlite3.Connection) else conn.connection.driver_connection
+    deadline = time.monotonic() + seconds
+    raw.set_progress_handler(lambda: time.monotonic() > deadline, _CHECK_EVERY)
+    longest = raw.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, MAX_VALUE_BYTES if cap_values else -1)
+    try:
+        yield
+    except (DBAPIError, sqlite3.OperationalError) as exc:
+        if _interrupted(exc):
+            raise timeout_error(what, seconds) from exc
+        raise
+    finally:
+        raw.set_progress_handler(None, 0)
+        raw.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, longest)
+
+
+def timeout_error(what: str, seconds: float) -> DoigetError:
+    return DoigetError(ErrorCode.QUERY_TIMEOUT, f"{what} ran longer than its {seconds:g} s limit and was stopped; "
+                       f"narrow it (more specific terms, a LIMIT, fewer joins) or raise {CONFIG_KEY} in config.toml",
+                       limit_seconds=seconds)
+
+
+def _interrupted(exc: BaseException) -> bool:
+    orig = getattr(exc, "orig", exc)
+    return getattr(orig, "sqlite_errorcode", None) == sqlite3.SQLITE_INTERRUPT or "interrupted" in str(orig)
