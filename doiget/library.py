@@ -146,7 +146,7 @@ class Library:
             if is_fts_error(exc):
                 raise fts_query_error(f"search for {query!r}", exc) from exc
             raise
-        hits = [SearchHit.model_construct(fulltext=None, **row) for row in rows]
+        hits = [SearchHit(**row) for row in rows]
         return self._with_fulltext(hits, query, limit, filters) if include_fulltext else hits
 
     def delete(self, ref: RefLike) -> dict[str, Any]:

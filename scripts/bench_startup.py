@@ -7,17 +7,18 @@
 
     python scripts/bench_startup.py --home /tmp/doiget-bench-search/lib100000
 
-(the library built by scripts/bench_search.py). The machine may be shared: read the ratios.
+(the library built by scripts/bench_search.py). Figures are the CPU time (user + system) of the
+child processes, so a shared machine does not inflate them; wall time is not reported.
 """
 from __future__ import annotations
 
 import argparse
 import os
+import resource
 import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -37,10 +38,17 @@ for row in rows:
 """
 
 
+def child_cpu(fn) -> float:
+    """CPU seconds (user + system) of the child processes ``fn`` runs and waits for."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    fn()
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+
+
 def run(argv: list[str], env: dict[str, str]) -> float:
-    start = time.perf_counter()
-    subprocess.run(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
-    return time.perf_counter() - start
+    return child_cpu(lambda: subprocess.run(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                            check=True))
 
 
 def paired(pairs: dict[str, tuple], rounds: int) -> dict[str, tuple[float, float]]:
@@ -72,8 +80,8 @@ def main() -> None:
             "doiget search": (lambda: run([*doiget, "search", QUERY], env),
                               lambda: run([sys.executable, str(raw), str(args.home / "library.sqlite3"),
                                            '"protein" "folding"'], env)),
-            "MCP start": (lambda: serve_and_list([*doiget, "serve"], env),
-                          lambda: serve_and_list([sys.executable, str(bare)], env)),
+            "MCP start": (lambda: child_cpu(lambda: serve_and_list([*doiget, "serve"], env)),
+                          lambda: child_cpu(lambda: serve_and_list([sys.executable, str(bare)], env))),
         }, args.rounds)
     goals = {"doiget --help": (5.0, "python -c pass"), "doiget search": (6.0, "python+sqlite3 script, same query"),
              "MCP start": (1.15, "bare one-tool SDK server")}

@@ -45,7 +45,9 @@ def page(conn: sqlite3.Connection, match: str, limit: int, offset: int, id_field
     ``match``, best first: each a dict of id, score (bm25) and what :func:`shown` gives; ``clauses``
     filter the entry aliased ``e``."""
     values = {**(params or {}), "match": match, "limit": limit, "offset": offset}
-    one_term = _ONE_TERM.fullmatch(match) is not None
+    # A word can only be common in a library of more than COMMON_DF entries (and entries <= max id)
+    one_term = _ONE_TERM.fullmatch(match) is not None and (
+        conn.execute("SELECT max(id) FROM entries").fetchone()[0] or 0) > COMMON_DF
     matches = _count(conn, match, COMMON_DF + 1 if one_term else offset + limit + 1)
     if matches <= offset + limit:  # the page holds every match: rank and show them in one pass
         where = ["entries_fts MATCH :match", _NOT_STUB_ROW, *clauses]
