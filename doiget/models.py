@@ -1,10 +1,11 @@
 """Pydantic models shared by every layer: work metadata, library entries, results, envelopes."""
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from doiget import limits
 from doiget.errors import DoigetError, ErrorCode
 from doiget.refs import KINDS, Ref
 
@@ -61,7 +62,12 @@ class Work(BaseModel):
     oa_status: str | None = None
     oa_url: str | None = None
     cited_by_count: int | None = None
-    references: list[str] = Field(default_factory=list, description="cited works as ref strings, e.g. 'doi:10.1/x'")
+    # Filled by the upstream parsers; adding a work stores them as citation edges. A stored Entry
+    # never carries them (the list is empty): its references are the graph's edges (Library.related,
+    # connect, graph_export).
+    references: list[str] = Field(default_factory=list, description=(
+        "cited works as ref strings, e.g. 'doi:10.1/x', as an upstream source lists them; empty on a stored "
+        "entry, whose references are citation edges (see related, connect, graph_export)"))
     sources: list[str] = Field(default_factory=list, description="which upstream sources contributed")
 
     def ids(self) -> dict[str, str]:
@@ -123,7 +129,9 @@ class Entry(Work):
     def ref_label(self) -> str:
         """How to name this entry: its canonical ref, or ``#<id>`` for an entry known only by its title
         (an imported PDF without identifiers); the Library accepts both."""
-        return str(self.ref) if self.ids() else f"#{self.id}"
+        from doiget.present import label
+
+        return label(self.ids(), self.id)
 
 
 class SearchHit(BaseModel):
@@ -162,17 +170,6 @@ class TextHit(ChunkMatch):
     year: int | None
 
 
-class ErrorInfo(BaseModel):
-    code: ErrorCode
-    message: str
-    details: dict[str, Any] | None = None
-
-
-class Failure(BaseModel):
-    ok: Literal[False] = False
-    error: ErrorInfo
-
-
 def ok(**data: Any) -> dict[str, Any]:
     """A success envelope: ``{"ok": true, ...data}``."""
     return {"ok": True, **data}
@@ -181,3 +178,22 @@ def ok(**data: Any) -> dict[str, Any]:
 def failure(error: DoigetError) -> dict[str, Any]:
     """A failure envelope: ``{"ok": false, "error": {"code", "message"}}``."""
     return {"ok": False, "error": error.to_dict()}
+
+
+class Anchor(BaseModel):
+    """Where in the paper a note points: a page, a character range of the extracted text, a quote."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    page: Annotated[int, Field(ge=1, le=limits.MAX_PDF_PAGE)] | None = None
+    start: Annotated[int, Field(ge=0, le=1_000_000_000)] | None = None
+    end: Annotated[int, Field(ge=0, le=1_000_000_000)] | None = None
+    quote: Annotated[str, Field(min_length=1, max_length=limits.MAX_QUOTE)] | None = None
+
+    @model_validator(mode="after")
+    def _coherent(self) -> Anchor:
+        if self.page is None and self.start is None and self.end is None and self.quote is None:
+            raise ValueError("an anchor needs at least one of page, start, end, quote")
+        if self.start is not None and self.end is not None and self.end < self.start:
+            raise ValueError("anchor end is before its start")
+        return self

@@ -12,8 +12,10 @@ from urllib.parse import unquote
 
 from doiget.errors import DoigetError, ErrorCode
 
-RefKind = Literal["doi", "arxiv", "pmid", "pmcid", "openalex"]
-KINDS: tuple[RefKind, ...] = ("doi", "arxiv", "pmid", "pmcid", "openalex")
+RefKind = Literal["doi", "arxiv", "pmid", "pmcid", "openalex", "local"]
+KINDS: tuple[RefKind, ...] = ("doi", "arxiv", "pmid", "pmcid", "openalex")  # the identifiers a work carries
+LOCAL = "local"  # ``#<id>``: an entry's id in this library (the only name of an entry without identifiers)
+_LOCAL_ID = re.compile(r"#(\d{1,18})")
 
 MAX_REF_LENGTH = 1000
 
@@ -52,7 +54,8 @@ class Ref:
 
     ``kind`` is one of doi, arxiv, pmid, pmcid, openalex; ``id`` is canonical (DOIs lower-case,
     arXiv without version, PMCIDs as ``PMC123``, OpenAlex as ``W123``); ``version`` keeps an
-    arXiv version suffix (``v2``) when one was given.
+    arXiv version suffix (``v2``) when one was given. ``kind`` "local" names an entry of the
+    library by its id (``#12``); only the façade accepts it (``parse(..., local=True)``).
     """
 
     kind: RefKind
@@ -60,10 +63,13 @@ class Ref:
     version: str | None = None
 
     @classmethod
-    def parse(cls, text: object) -> "Ref":
-        """Parse any accepted identifier shape; raise ``DoigetError(INVALID_REF)`` otherwise."""
-        if isinstance(text, Ref):
+    def parse(cls, text: object, *, local: bool = False) -> "Ref":
+        """Parse any accepted identifier shape (and ``#<id>`` when ``local``); raise
+        ``DoigetError(INVALID_REF)`` otherwise."""
+        if isinstance(text, Ref) and (local or text.kind != LOCAL):
             return text
+        if local and isinstance(text, str) and _LOCAL_ID.fullmatch(text.strip()):
+            return cls.local(int(text.strip()[1:]))
         if not isinstance(text, str):
             raise DoigetError(ErrorCode.INVALID_REF, f"identifier must be a string; accepted: {ACCEPTED_SHAPES}")
         raw = text.strip()
@@ -76,6 +82,16 @@ class Ref:
             shown = raw if len(raw) <= 80 else raw[:77] + "..."
             raise DoigetError(ErrorCode.INVALID_REF, f"not a recognised identifier: {shown!r}; accepted: {ACCEPTED_SHAPES}")
         return ref
+
+    @classmethod
+    def local(cls, entry_id: int) -> "Ref":
+        """The local ref ``#<entry_id>``."""
+        return cls(LOCAL, str(entry_id))
+
+    @property
+    def entry_id(self) -> int | None:
+        """The library id a local ref names; None for the other kinds."""
+        return int(self.id) if self.kind == LOCAL else None
 
     @classmethod
     def of(cls, kind: str, value: str) -> "Ref":
@@ -92,7 +108,7 @@ class Ref:
         return self.id + (self.version or "")
 
     def __str__(self) -> str:
-        return f"{self.kind}:{self.versioned_id}"
+        return f"#{self.id}" if self.kind == LOCAL else f"{self.kind}:{self.versioned_id}"
 
 
 def try_parse(text: object) -> Ref | None:

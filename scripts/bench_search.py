@@ -32,7 +32,7 @@ from doiget.store import search as search_store  # noqa: E402
 from doiget.store.fts import compile_query  # noqa: E402
 from synthetic_corpus import Corpus  # noqa: E402
 
-WEIGHTS = ", ".join(map(str, search_store.WEIGHTS))
+WEIGHTS = ", ".join(map(str, search_store.ENTRY_FTS_WEIGHTS))
 SNIPPET = "snippet(t, -1, '**', '**', '…', 16)"
 GOALS: list[tuple[str, str, str, bool]] = []
 
@@ -170,7 +170,7 @@ def bench(n: int, cache: Path, rounds: int, only: list[str] | None = None) -> No
             medians_d, medians_a, samples = [], [], []
             walls: tuple[list[float], list[float]] = ([], [])
             for q in qs:
-                match = compile_query(q, search_store.COLUMNS)
+                match = compile_query(q, search_store.ENTRY_FTS_COLUMNS)
                 lib.search(q), one_query(match)  # warm the page cache
                 d, a, wall_d, wall_a = [], [], [], []
                 for r in range(rounds):
@@ -208,7 +208,7 @@ def bench(n: int, cache: Path, rounds: int, only: list[str] | None = None) -> No
                  f"{statistics.median(a):.0f} ms)", "<= 0.5x", ratio <= 0.5)
         same = 0
         for q in classes.get("common", []):  # the common-term shortcut against plain bm25 on the top page
-            match = compile_query(q, search_store.COLUMNS)
+            match = compile_query(q, search_store.ENTRY_FTS_COLUMNS)
             exact = plain.driver_connection.execute(
                 f"SELECT rowid FROM entries_fts WHERE entries_fts MATCH ? AND rowid NOT IN (SELECT id FROM entries "
                 f"WHERE is_stub = 1) ORDER BY bm25(entries_fts, {WEIGHTS}), rowid LIMIT 20", (match,)).fetchall()

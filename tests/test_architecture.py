@@ -29,23 +29,19 @@ ADAPTERS = ("doiget.mcp", "doiget.cli")
 
 # Violations present when this test was written (module: what); to be emptied, never extended.
 KNOWN: dict[str, set[str]] = {
+    # Dry runs and batches plan without opening a library (services.fetching.planner/run_batch); the
+    # seed-spec dry-run shapes are being reworked in the mcp stream, which should route them via the façade.
     "doiget.cli.bibliography": {"adapter imports doiget.services.fetching"},
-    "doiget.cli.fetch": {"adapter imports doiget.mcp.tools.fetch", "adapter imports doiget.mcp.tools.spec",
-                         "adapter imports doiget.services.fetching"},
-    "doiget.cli.local": {"adapter imports doiget.demo", "adapter imports doiget.mcp.server",
-                         "adapter imports doiget.store.health"},
+    "doiget.cli.fetch": {"adapter imports doiget.services.fetching"},
+    # `doiget serve` starts the MCP server and `doiget demo` loads the bundled data: the CLI is their
+    # composition root, so these two may stay.
+    "doiget.cli.local": {"adapter imports doiget.demo", "adapter imports doiget.mcp.server"},
+    # The chunk index and passage search (text and perf streams are changing them) and the bibliography
+    # import's title index (the bib stream is rewriting import) still hold their own SQL.
     "doiget.fulltext.index": {"SQL"},
     "doiget.fulltext.search": {"SQL"},
-    "doiget.library": {"SQL"},
-    "doiget.mcp.tools.bibliography": {"adapter imports doiget.services.notes"},
     "doiget.mcp.tools.fetch": {"adapter imports doiget.services.fetching"},
-    "doiget.mcp.tools.graph": {"adapter imports doiget.services.expansion"},
-    "doiget.mcp.tools.local": {"adapter imports doiget.net.policy", "adapter imports doiget.store.health"},
     "doiget.services.bibliography": {"SQL"},
-    "doiget.services.citations": {"SQL"},
-    "doiget.services.expansion": {"SQL"},
-    "doiget.services.graph": {"SQL"},
-    "doiget.services.notes": {"SQL"},
 }
 
 
@@ -152,7 +148,7 @@ def cycles() -> list[list[str]]:
     return sorted(groups)
 
 
-KNOWN_CYCLES: list[list[str]] = [["doiget.library", "doiget.services.fetching"]]
+KNOWN_CYCLES: list[list[str]] = []
 
 
 def test_the_checker_sees_what_it_should():

@@ -59,7 +59,7 @@ def corpus(tmp_path_factory):
 
 
 def plain_bm25(bare, stubs, match: str, limit: int, offset: int = 0, only: str | None = None):
-    weights = ", ".join(map(str, search_store.WEIGHTS))
+    weights = ", ".join(map(str, search_store.ENTRY_FTS_WEIGHTS))
     rows = bare.execute(f"SELECT rowid, bm25(t, {weights}) AS s FROM t WHERE t MATCH ? ORDER BY s, rowid",
                         (match,)).fetchall()
     if only is not None:
@@ -73,7 +73,7 @@ def test_search_returns_plain_bm25_top_page(corpus, query):
     lib, bare, stubs = corpus
     from doiget.store.fts import compile_query
 
-    expected = plain_bm25(bare, stubs, compile_query(query, search_store.COLUMNS), 20)
+    expected = plain_bm25(bare, stubs, compile_query(query, search_store.ENTRY_FTS_COLUMNS), 20)
     hits = lib.search(query, limit=20)
     assert [(h.id, h.score) for h in hits] == expected
     assert all("**" in h.snippet for h in hits)

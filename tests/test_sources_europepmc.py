@@ -8,7 +8,7 @@ from fakehttp import FakeHttp
 
 from doiget.errors import DoigetError, ErrorCode
 from doiget.refs import Ref
-from doiget.net import europepmc, idconv
+from doiget.net import europepmc
 
 SEARCH = "https://www.ebi.ac.uk/europepmc/webservices/rest/search"
 CORE = "search_query_cancer_resultType_core_page1.json"
@@ -82,16 +82,6 @@ def test_many_ids_are_chunked(upstream):
     with pytest.raises(DoigetError) as err:
         europepmc.ids_query([Ref.parse("arXiv:1707.08567")])
     assert err.value.code is ErrorCode.INVALID_REF
-
-
-def test_idconv_maps_each_ref_to_its_siblings(upstream):
-    http = FakeHttp({SEARCH: (200, upstream / "europepmc" / CORE)})
-    pmid, doi, unknown = Ref.parse("40437959"), Ref.parse("10.1007/s10120-025-01625-7"), Ref.parse("PMC1")
-    found = idconv.convert(http, [pmid, doi, unknown])
-    assert found[pmid] == [Ref("doi", "10.1002/hpja.70059"), Ref("pmid", "40437959"), Ref("pmcid", "PMC12120539")]
-    assert found[doi] == [Ref("doi", "10.1007/s10120-025-01625-7"), Ref("pmid", "40377773"), Ref("pmcid", "PMC12174270")]
-    assert found[unknown] == []
-    assert len(http.calls) == 1 and http.calls[0].params["resultType"] == "lite"
 
 
 def test_urls():

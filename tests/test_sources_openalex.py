@@ -107,8 +107,6 @@ def test_search_and_cited_by_params(upstream):
     assert works[0].arxiv == "2312.07559" and next_cursor is None and count == 1
     assert http.calls[0].params == {"search": "retrieval agents", "filter": "title.search:PaperQA,type:preprint",
                                     "cursor": "*", "per-page": 25}
-    openalex.cited_by(http, Ref.parse("W2109415576"), cursor="IlsxNjk", per_page=50)
-    assert http.calls[1].params == {"filter": "cites:W2109415576", "cursor": "IlsxNjk", "per-page": 50}
 
 
 def test_abstract_from_index_edge_cases():

@@ -27,7 +27,7 @@ def _open(args: argparse.Namespace) -> Library:
 
 
 def cmd_fetch(args):
-    from doiget.mcp.tools.fetch import fetch_json
+    from doiget.present import fetch_json
     from doiget.services import fetching as pipeline
 
     with contextlib.ExitStack() as stack:
@@ -76,7 +76,7 @@ def cmd_batch(args):
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from doiget.mcp.tools.fetch import batch_json
+    from doiget.present import batch_json
     from doiget.services import fetching as pipeline
 
     refs = read_refs(args.file)
@@ -127,14 +127,14 @@ def _render_batch(result: dict[str, Any]) -> str:
 
 
 def cmd_resolve(args):
-    from doiget.mcp.tools.spec import entry_dict
+    from doiget.present import entry_dict
 
     with _open(args) as lib:
         return {"entry": entry_dict(lib.resolve(args.ref))}
 
 
 def cmd_search_remote(args):
-    from doiget.mcp.tools.fetch import work_json
+    from doiget.present import work_json
 
     filters = {}
     for item in args.filter:

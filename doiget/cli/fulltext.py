@@ -8,6 +8,7 @@ from typing import Any
 from doiget.cli import Command
 from doiget.cli.common import entry_line, open_lib
 from doiget.errors import DoigetError, ErrorCode
+from doiget.present import entry_dict
 
 
 def cmd_text(args: argparse.Namespace) -> dict[str, Any]:
@@ -70,7 +71,7 @@ def cmd_add(args: argparse.Namespace) -> dict[str, Any]:
             result = lib.add_pdf(path, args.ref)
             entry = result.pop("entry")
             added.append({**result, "path": path,
-                          "entry": {**entry.model_dump(mode="json", exclude_none=True), "ref": entry.ref_label}})
+                          "entry": entry_dict(entry)})
     return {"added": added}
 
 

@@ -10,11 +10,12 @@ from doiget.cli import Command
 from doiget.cli.common import (render_entries, render_entry, render_hits, render_kv, render_table,
                                open_lib)
 from doiget.config import load_config
+from doiget.present import entry_dict
 
 def cmd_info(args):
     with open_lib(args) as lib:
         entry = lib.info(args.ref)
-        return {"entry": {**entry.model_dump(mode="json", exclude_none=True), "ref": entry.ref_label}}
+        return {"entry": entry_dict(entry)}
 
 
 def cmd_search(args):
@@ -26,7 +27,7 @@ def cmd_search(args):
 
 def cmd_recent(args):
     with open_lib(args) as lib:
-        return {"entries": [{**e.model_dump(mode="json", exclude_none=True), "ref": e.ref_label}
+        return {"entries": [entry_dict(e)
                             for e in lib.recent(args.n)]}
 
 
@@ -53,7 +54,7 @@ def cmd_collection(args):
         if args.action == "delete":
             lib.collection_delete(args.name)
             return {"deleted": args.name}
-        return {"entries": [{**e.model_dump(mode="json", exclude_none=True), "ref": e.ref_label}
+        return {"entries": [entry_dict(e)
                             for e in lib.collection_entries(args.name)]}
 
 
@@ -92,7 +93,7 @@ def _render_gc(r: dict[str, Any]) -> str:
 
 
 def cmd_health(args):
-    from doiget.store.health import health_report
+    from doiget.library import health_report  # on use: the library imports SQLAlchemy
 
     return health_report(load_config(args.home))
 

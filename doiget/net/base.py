@@ -19,7 +19,6 @@ DEFAULT_BASES: dict[str, str] = {
     "openalex": "https://api.openalex.org",
     "europepmc": "https://www.ebi.ac.uk/europepmc/webservices/rest",
     "europepmc_pdf": "https://europepmc.org",
-    "idconv": "https://pmc.ncbi.nlm.nih.gov/tools/idconv/api/v1",
     "bioc": "https://www.ncbi.nlm.nih.gov/research/bionlp/RESTful",
 }
 

@@ -64,11 +64,6 @@ def search(http: Http, query: str | None = None, *, filters: dict[str, str] | No
     return parse_list(response.json(SOURCE))
 
 
-def cited_by(http: Http, wid: Ref, cursor: str | None = "*", per_page: int = 25) -> Page:
-    """One page of the works that cite OpenAlex work ``wid``."""
-    return search(http, filters={"cites": wid.id}, cursor=cursor, per_page=per_page)
-
-
 def parse_list(data: Any) -> Page:
     data = require_dict(SOURCE, data, "a body")
     meta, results = data.get("meta"), data.get("results")

@@ -23,7 +23,6 @@ ALLOWED_HOSTS: dict[str, tuple[str, ...] | None] = {
     "openalex": ("api.openalex.org",),
     "europepmc": ("www.ebi.ac.uk", "europepmc.org"),
     "europepmc_pdf": ("europepmc.org", "www.ebi.ac.uk"),
-    "idconv": ("pmc.ncbi.nlm.nih.gov", "www.ncbi.nlm.nih.gov"),
     "bioc": ("www.ncbi.nlm.nih.gov",),
     "oa_pdf": None,
 }

@@ -8,11 +8,13 @@ entries are written in chunks, one transaction each, through :mod:`doiget.store.
 """
 from __future__ import annotations
 
+import os
 import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from pathlib import Path
+from typing import Any
 
 from sqlalchemy import Connection, text
 
@@ -23,12 +25,15 @@ from doiget.formats.importer import Format as ImportFormat
 from doiget.formats.importer import ImportRecord, parse_bibliography
 from doiget.formats.ris import to_ris
 from doiget.models import ID_FIELDS, Work
+from doiget.services import checks, entries
+from doiget.services.session import Session
 from doiget.store import bulk
 from doiget.store import entries as entry_store
+from doiget.store import organise as organise_store
+from doiget.store import search as search_store
 from doiget.store.store import Store
 from doiget.text import ascii_fold
 
-ExportFormat = Literal["bibtex", "csl-json", "ris"]
 EXPORT_FORMATS: tuple[str, ...] = ("bibtex", "csl-json", "ris")
 CHUNK_SIZE = 500
 MAX_TAG_LENGTH = 100
@@ -53,15 +58,7 @@ def render(works: Sequence[Work], format: str) -> str | list[dict[str, Any]]:
 def select_ids(conn: Connection, candidates: list[int] | None, tag: str | None, collection: str | None) -> list[int]:
     """Ids of the non-stub entries among ``candidates`` (every entry if None) that carry ``tag`` and
     belong to ``collection``; in ``candidates`` order, else oldest first."""
-    clauses, params = ["e.is_stub = 0"], {"tag": tag, "collection": collection}
-    if tag is not None:
-        clauses.append("e.id IN (SELECT et.entry_id FROM entry_tags et JOIN tags t ON t.id = et.tag_id "
-                       "WHERE t.name = :tag)")
-    if collection is not None:
-        clauses.append("e.id IN (SELECT ce.entry_id FROM collection_entries ce JOIN collections c "
-                       "ON c.id = ce.collection_id WHERE c.name = :collection)")
-    ids = conn.execute(text(f"SELECT e.id FROM entries e WHERE {' AND '.join(clauses)} ORDER BY e.id"),
-                       params).scalars().all()
+    ids = search_store.entry_ids(conn, {"tag": tag, "collection": collection}, stubs=False)
     if candidates is None:
         return list(ids)
     found = set(ids)
@@ -225,3 +222,37 @@ def _fetchable(store: Store, items: list[_Item]) -> list[str]:
             conn, "SELECT DISTINCT entry_id FROM artefacts WHERE kind = 'pdf' AND entry_id IN :ids",
             [item.entry_id for item in with_ids])}
     return [str(item.work.primary_ref()) for item in with_ids if item.entry_id not in with_pdf]
+
+
+# ---- the façade's bibliography calls ---------------------------------------------------------
+
+def export(lib: Session, format: str = "bibtex", refs: list[checks.RefLike] | None = None, tag: str | None = None,
+           collection: str | None = None, query: str | None = None) -> str | list[dict[str, Any]]:
+    """The selected entries as BibTeX, RIS or CSL-JSON (see :meth:`doiget.Library.export`)."""
+    check_format(format)
+    tag = checks.optional_name(tag, "tag")
+    collection = checks.optional_name(collection, "collection")
+    candidates = ([hit.id for hit in entries.search(lib, query, 100, tag=tag, collection=collection)]
+                  if query else None)
+    with lib.store.read() as conn:
+        if refs is not None:
+            wanted = [entry_store.require_id(conn, checks.entry_ref(ref)) for ref in refs]
+            found = set(candidates) if candidates is not None else None
+            candidates = [i for i in wanted if found is None or i in found]
+        if collection is not None:
+            organise_store.collection_id(conn, collection)
+        selected = entry_store.load(conn, select_ids(conn, candidates, tag, collection))
+    return render(selected, format)
+
+
+def import_document(lib: Session, text_or_path: str | os.PathLike[str], format: str = "auto",
+                    tags: list[str] | None = None, progress: Progress | None = None) -> dict[str, Any]:
+    """Import a bibliography given as text or as a path (see :meth:`doiget.Library.import_bibliography`)."""
+    lib.config.require("write")
+    names = [checks.name(t, "tag") for t in tags or []]
+    if isinstance(text_or_path, os.PathLike):
+        try:
+            text_or_path = Path(text_or_path).read_text(encoding="utf-8-sig")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise DoigetError(ErrorCode.INVALID_INPUT, f"cannot read {text_or_path}: {exc}") from exc
+    return import_bibliography(lib.store, text_or_path, format, names, progress)

@@ -5,18 +5,23 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from sqlalchemy import Connection, bindparam, text
+from sqlalchemy import Connection
 
 from doiget.matching import Candidate, rank_candidates, tokens
+from doiget import limits
 from doiget.errors import DoigetError, ErrorCode
 from doiget.models import Entry
 from doiget.net import crossref
 from doiget.net.base import Http
 from doiget.store import entries as entry_store
+from doiget.store import search as search_store
 from doiget.store.fts import compile_query
+from doiget.sanitize import query_text
+from doiget.services.checks import bounded_int
+from doiget.services.session import Session
 from doiget.store.store import Store
 
-MAX_CITATION = 2_000
+MAX_CITATION = limits.MAX_CITATION
 MAX_QUERY_TOKENS = 40
 LOCAL_POOL = 50  # FTS hits re-scored per citation
 MAX_AUTHORS_SHOWN = 10
@@ -65,18 +70,11 @@ def resolve(store: Store, http: Callable[[], Http] | None, citation: str, limit:
 def _local_pool(conn: Connection, citation: str) -> list[Entry]:
     words = list(dict.fromkeys(tokens(citation)))[:MAX_QUERY_TOKENS]
     match = compile_query(" OR ".join(words), ())
-    ids = conn.execute(text("SELECT e.id FROM entries_fts JOIN entries e ON e.id = entries_fts.rowid "
-                            "WHERE entries_fts MATCH :m AND e.is_stub = 0 ORDER BY bm25(entries_fts) LIMIT :n"),
-                       {"m": match, "n": LOCAL_POOL}).scalars().all()
-    return entry_store.load(conn, ids)
+    return entry_store.load(conn, search_store.local_pool(conn, match, LOCAL_POOL))
 
 
 def _held(conn: Connection, dois: list[str]) -> dict[str, Entry]:
-    if not dois:
-        return {}
-    ids = conn.execute(text("SELECT id FROM entries WHERE doi IN :d AND is_stub = 0").bindparams(
-        bindparam("d", expanding=True)), {"d": dois}).scalars().all()
-    return {entry.doi: entry for entry in entry_store.load(conn, ids)}
+    return {entry.doi: entry for entry in entry_store.load(conn, search_store.ids_by_doi(conn, dois))}
 
 
 def _answer(citation: str, candidates: list[Candidate], source: str) -> dict[str, Any]:
@@ -90,3 +88,24 @@ def _candidate(candidate: Candidate) -> dict[str, Any]:
             "id": work.id if local else None, "title": work.title, "year": work.year, "venue": work.venue,
             "authors": [a.name for a in work.authors[:MAX_AUTHORS_SHOWN]], "score": candidate.score,
             "confidence": candidate.confidence, "matched": candidate.matched, "in_library": local}
+
+
+def resolve_citation(lib: Session, text_: str, limit: int = 5) -> dict[str, Any]:
+    """Ranked candidate works for one reference string (see :meth:`doiget.Library.resolve_citation`)."""
+    citation = check(query_text(text_, "citation") if isinstance(text_, str) else text_)
+    limit = bounded_int(limit, "limit", 1, limits.MAX_CITATION_CANDIDATES)
+    http = (lambda: lib.http) if lib.config.network_enabled else None
+    return resolve(lib.store, http, citation, limit)
+
+
+def resolve_citations(lib: Session, texts: list[str], limit: int = 5) -> list[dict[str, Any]]:
+    """:func:`resolve_citation` for up to 50 citations; one that fails carries ``error`` instead."""
+    if not isinstance(texts, list) or not 1 <= len(texts) <= limits.MAX_CITATIONS:
+        raise DoigetError(ErrorCode.INVALID_INPUT, f"give 1 to {limits.MAX_CITATIONS} citations")
+    results = []
+    for citation in texts:
+        try:
+            results.append(resolve_citation(lib, citation, limit))
+        except DoigetError as exc:
+            results.append({"citation": citation, "error": exc.to_dict()})
+    return results

@@ -13,20 +13,23 @@ import re
 from collections import Counter
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from typing import TYPE_CHECKING, Any
+from typing import Any
 from urllib.parse import urlencode
 
+from doiget import limits
 from doiget.config import Config
 from doiget.errors import DoigetError, ErrorCode
+from doiget.fulltext import alternates
+from doiget.fulltext import index as fulltext_index
 from doiget.models import Entry, Work
 from doiget.refs import Ref
 from doiget.net import arxiv, openalex
 from doiget.net.base import HttpResponse
 from doiget.net.resolve import Candidate, oa_location, oa_plan, resolve
+from doiget.sanitize import query_text
+from doiget.services import artefacts, entries
+from doiget.services.session import Session
 from doiget.store.store import DB_NAME
-
-if TYPE_CHECKING:
-    from doiget.library import Library
 
 log = logging.getLogger(__name__)
 MAX_BATCH = 100
@@ -34,15 +37,101 @@ BATCH_WORKERS = 8  # threads only overlap waits; the process-wide throttle still
 MAX_QUERY = 1000
 MAX_FILTERS = 20
 MAX_CURSOR = 2000
-MAX_PER_PAGE = 200
+MAX_PER_PAGE = limits.MAX_PER_PAGE
 _FILTER_KEY = re.compile(r"^[a-z][a-z0-9_.]{0,99}$")
 Progress = Callable[[int, int, dict[str, Any]], None]
 PerRef = Callable[[Ref], dict[str, Any]]
 
 
+# ---- the façade's fetch calls -------------------------------------------------------------
+
+def upstream_ref(lib: Session, ref: Ref | str) -> Ref:
+    """``ref`` parsed; a local ``#<id>`` becomes the identifier its entry carries (NOT_FOUND when the
+    library lacks the entry, INVALID_REF when the entry has no identifier an upstream source knows)."""
+    parsed = Ref.parse(ref, local=True)
+    if parsed.entry_id is None:
+        return parsed
+    entry = entries.info(lib, parsed.entry_id)
+    if not entry.ids():
+        raise DoigetError(ErrorCode.INVALID_REF, f"{parsed} has no DOI, arXiv id, PMID, PMCID or OpenAlex id "
+                          "to look it up by")
+    return entry.ref
+
+
+def resolve_entry(lib: Session, ref: Ref | str) -> Entry:
+    """Authoritative metadata of ``ref``, saved to the library (see :meth:`doiget.Library.resolve`)."""
+    lib.config.require("write")
+    return entries.add(lib, resolve(lib.http, upstream_ref(lib, ref)))
+
+
+def fetch_entry(lib: Session, ref: Ref | str, dry_run: bool = False, fulltext: bool = True) -> dict[str, Any]:
+    """:meth:`doiget.Library.fetch`: the PDF (or the plan, on a dry run), then the structured full text."""
+    ref = upstream_ref(lib, ref)
+    if dry_run:
+        return plan(ref, stored(lib, ref))
+    result = fetch(lib, ref)
+    if fulltext:
+        try:
+            result["fulltext"] = fetch_fulltext(lib, ref)
+        except DoigetError as exc:
+            result["fulltext"] = {"error": exc.to_dict()}
+    return result
+
+
+def batch_fetch(lib: Session, refs: list[Ref | str], dry_run: bool = False, fulltext: bool = True,
+                progress: Progress | None = None) -> dict[str, Any]:
+    """:func:`fetch_entry` for up to 100 refs concurrently (see :meth:`doiget.Library.batch_fetch`)."""
+    if not dry_run:
+        lib.config.require("write")
+    return run_batch(refs, lambda ref: fetch_entry(lib, ref, dry_run=dry_run, fulltext=fulltext), progress)
+
+
+def fetch_fulltext(lib: Session, ref: Ref | str | int) -> dict[str, Any]:
+    """Download and store a paper's structured full text (see :meth:`doiget.Library.fetch_fulltext`)."""
+    lib.config.require("write")
+    lib.config.require("network")
+    entry = entries.info(lib, ref)
+    stored_kinds = {a.kind for a in entry.artefacts}
+    outcomes = []
+    for alternate in alternates.for_entry(entry):
+        outcome: dict[str, Any] = {"format": alternate.kind, "source": alternate.source, "url": alternate.url}
+        if alternate.url is None:
+            outcome.update(status="missing", reason=alternate.reason)
+        elif alternate.kind in stored_kinds:
+            outcome.update(status="already_stored")
+        elif alternate.fallback_for in stored_kinds:
+            outcome.update(status="skipped", reason=f"the {alternate.fallback_for} text is stored")
+        else:
+            outcome.update(_fetch_alternate(lib, entry.id, alternate))
+            if outcome["status"] == "stored":
+                stored_kinds.add(alternate.kind)
+        outcomes.append(outcome)
+    return {"ref": entry.ref_label, "id": entry.id, "alternates": outcomes,
+            "stored": sum(o["status"] == "stored" for o in outcomes)}
+
+
+def _fetch_alternate(lib: Session, entry_id: int, alternate: alternates.Alternate) -> dict[str, Any]:
+    try:
+        # Not cached: the body is stored as a blob, not kept twice in http_cache.
+        response = lib.http.get(alternate.source, alternate.url, cache=False)
+    except DoigetError as exc:
+        if exc.code is ErrorCode.NOT_FOUND:
+            return {"status": "missing", "reason": exc.message}
+        return {"status": "failed", "error": exc.to_dict()}
+    try:  # ar5iv answers papers it has not rendered with arXiv's abstract page; BioC with an error text
+        chunks = len(fulltext_index.extract(alternate.kind, response.content).chunks)
+    except DoigetError as exc:
+        return {"status": "missing", "reason": f"{alternate.source} served no usable full text: {exc.message}"}
+    if not chunks:
+        return {"status": "missing", "reason": f"{alternate.source} served a page without full text"}
+    sha = artefacts.add_artefact(lib, entry_id, alternate.kind, response.content, source=alternate.source,
+                                 mime=response.headers.get("content-type"), url=alternate.url)
+    return {"status": "stored", "sha256": sha, "chunks": chunks}
+
+
 # ---- one reference ------------------------------------------------------------------------
 
-def fetch(lib: Library, ref: Ref) -> dict[str, Any]:
+def fetch(lib: Session, ref: Ref) -> dict[str, Any]:
     """Resolve ``ref``, save its metadata and download its PDF unless the library already has one.
 
     arXiv identifiers are fetched from arXiv (the version asked for); other works follow
@@ -53,7 +142,7 @@ def fetch(lib: Library, ref: Ref) -> dict[str, Any]:
     if entry is not None and entry.has_pdf:
         return _present(lib, ref, entry)
     work = resolve(lib.http, ref)
-    entry = lib.add(work)
+    entry = entries.add(lib, work)
     if entry.has_pdf:  # the same work was stored under another of its identifiers
         return _present(lib, ref, entry)
     if ref.kind == "arxiv":
@@ -71,11 +160,11 @@ def fetch(lib: Library, ref: Ref) -> dict[str, Any]:
             attempts.append(_attempt(candidate, err))
             continue
         attempts.append(_attempt(candidate))
-        sha = lib.add_artefact(entry.id, "pdf", download, mime="application/pdf", source=candidate.source,
-                               url=download.final_url)
+        sha = artefacts.add_artefact(lib, entry.id, "pdf", download, mime="application/pdf", source=candidate.source,
+                                     url=download.final_url)
         pdf = _pdf("fetched", None, f"stored from {candidate.source}", attempts, source=candidate.source,
                    url=download.final_url, sha256=sha, size=download.size, path=str(lib.store.blobs.path(sha)))
-        return _result(ref, lib.info(entry.id), oa_status, suggested, pdf)
+        return _result(ref, entries.info(lib, entry.id), oa_status, suggested, pdf)
     if not attempts:
         message = ("Unpaywall lists no open-access copy" if no_url_reason == "closed"
                    else "no open-access PDF URL is known for this work")
@@ -85,29 +174,29 @@ def fetch(lib: Library, ref: Ref) -> dict[str, Any]:
         first = attempts[0]
         pdf = _pdf("blocked" if blocked else "failed", first.get("reason") or first["outcome"].lower(),
                    f"all {len(attempts)} candidate(s) failed; first: {first['message']}", attempts)
-    return _result(ref, lib.info(entry.id), oa_status, suggested, pdf)
+    return _result(ref, entries.info(lib, entry.id), oa_status, suggested, pdf)
 
 
-def stored(lib: Library, ref: Ref) -> Entry | None:
+def stored(lib: Session, ref: Ref) -> Entry | None:
     """The library's entry for ``ref``, or None."""
     try:
-        return lib.info(ref)
+        return entries.info(lib, ref)
     except DoigetError as err:
         if err.code is ErrorCode.NOT_FOUND:
             return None
         raise
 
 
-def metadata_only(lib: Library, ref: Ref, include_oa_location: bool) -> dict[str, Any]:
+def metadata_only(lib: Session, ref: Ref, include_oa_location: bool) -> dict[str, Any]:
     """``{ref, entry}`` (the metadata is saved, as by ``resolve``), plus ``oa_url``/``oa_status`` on request."""
-    entry = lib.resolve(ref)
+    entry = resolve_entry(lib, ref)
     result: dict[str, Any] = {"ref": str(ref), "entry": entry}
     if include_oa_location:
         result["oa_url"], result["oa_status"] = oa_location(lib.http, entry)
     return result
 
 
-def _present(lib: Library, ref: Ref, entry: Entry) -> dict[str, Any]:
+def _present(lib: Session, ref: Ref, entry: Entry) -> dict[str, Any]:
     artefact = [a for a in entry.artefacts if a.kind == "pdf"][-1]
     pdf = _pdf("already_present", None, "the library already holds a PDF of this work", [],
                source=artefact.source, url=artefact.url, sha256=artefact.sha256, size=artefact.size,
@@ -159,6 +248,13 @@ def plan(ref: Ref, entry: Entry | None) -> dict[str, Any]:
     ``requests`` are the upstream requests the fetch starts with (later ones depend on their
     answers); ``candidates`` the PDF URLs known now (Unpaywall may add more at fetch time).
     """
+    if ref.entry_id is not None:  # a local #<id>: plan by the identifier its entry carries
+        if entry is None:
+            raise DoigetError(ErrorCode.NOT_FOUND, f"{ref} is not in the library")
+        if not entry.ids():
+            raise DoigetError(ErrorCode.INVALID_REF, f"{ref} has no DOI, arXiv id, PMID, PMCID or OpenAlex id "
+                              "to look it up by")
+        ref = entry.ref
     if entry is not None and entry.has_pdf:
         artefact = [a for a in entry.artefacts if a.kind == "pdf"][-1]
         return {"ref": str(ref), "dry_run": True, "entry": entry, "pdf": {"status": "already_present",
@@ -176,7 +272,7 @@ def plan(ref: Ref, entry: Entry | None) -> dict[str, Any]:
             "requests": recorder.requests, "candidates": [c.model_dump(exclude={"kind"}) for c in candidates]}
 
 
-def planner(config: Config, library: Callable[[], Library]) -> PerRef:
+def planner(config: Config, library: Callable[[], Session]) -> PerRef:
     """A per-ref dry run that reads the library when one exists and never creates one."""
     if (config.home / DB_NAME).is_file():
         lib = library()
@@ -200,7 +296,7 @@ def run_batch(refs: list[Any], one: PerRef, progress: Progress | None = None) ->
     positions: dict[Ref, list[int]] = {}
     for i, raw in enumerate(refs):
         try:
-            positions.setdefault(Ref.parse(raw), []).append(i)
+            positions.setdefault(Ref.parse(raw, local=True), []).append(i)
         except DoigetError as err:
             results[i] = {"input": raw, "ok": False, "error": err.to_dict()}
     done = 0
@@ -246,17 +342,18 @@ def _guarded(one: PerRef, ref: Ref) -> dict[str, Any]:
 
 # ---- OpenAlex: identity links and remote search -------------------------------------------
 
-def link(lib: Library, ref: Ref) -> dict[str, Any]:
+def link(lib: Session, ref: Ref) -> dict[str, Any]:
     """The identity cluster OpenAlex links to ``ref`` and the arXiv preprint among it, if any."""
     refs = openalex.identity(lib.http, ref)
     return {"ref": str(ref), "arxiv": next((r.id for r in refs if r.kind == "arxiv"), None),
             "identity": {r.kind: r.id for r in refs}, "refs": [str(r) for r in refs]}
 
 
-def paper_search(lib: Library, query: str | None, filters: dict[str, str] | None, cursor: str | None,
+def paper_search(lib: Session, query: str | None, filters: dict[str, str] | None, cursor: str | None,
                  per_page: int) -> dict[str, Any]:
     """One page of OpenAlex works for ``query`` and ``filters`` (``{"publication_year": "2020"}``),
     abstracts rebuilt; pass ``next_cursor`` back as ``cursor`` for the next page."""
+    query = query_text(query) if isinstance(query, str) else query
     query = _search_query(query)
     filters = _search_filters(filters)
     if query is None and not filters:

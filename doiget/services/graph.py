@@ -3,15 +3,20 @@ with refs, titles and years instead of entry ids."""
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
 import networkx as nx
-from sqlalchemy import Connection, text
+from sqlalchemy import Connection
 
 from doiget import ranking as graph
+from doiget import limits
 from doiget.errors import DoigetError, ErrorCode
+from doiget.services import checks
+from doiget.services.session import Session
+from doiget.store import entries as entry_store
+from doiget.store import search as search_store
 from doiget.store import citations as citation_store
 from doiget.store.store import Store
 
@@ -53,12 +58,9 @@ def summary(G: nx.DiGraph, node: int) -> dict[str, Any]:
 def seed_ids(conn: Connection, ids: Iterable[int], tag: str | None = None, collection: str | None = None) -> list[int]:
     """``ids`` plus the entries carrying ``tag`` or in ``collection``, once each; INVALID_INPUT if none."""
     seeds = list(ids)
-    for sql, name in (("SELECT et.entry_id FROM entry_tags et JOIN tags t ON t.id = et.tag_id WHERE t.name = :n "
-                       "ORDER BY et.entry_id", tag),
-                      ("SELECT ce.entry_id FROM collection_entries ce JOIN collections c ON c.id = ce.collection_id "
-                       "WHERE c.name = :n ORDER BY ce.entry_id", collection)):
+    for key, name in (("tag", tag), ("collection", collection)):
         if name is not None:
-            seeds += conn.execute(text(sql), {"n": name}).scalars()
+            seeds += search_store.entry_ids(conn, {key: name})
     seeds = list(dict.fromkeys(seeds))
     if not seeds:
         raise DoigetError(ErrorCode.INVALID_INPUT, "no seed papers: give refs, or a tag or collection that has entries")
@@ -118,3 +120,64 @@ def expansion_report(store: Store, raw: dict[str, Any], direction: str, depth: i
     return {"seed": described[seed], "direction": direction, "depth": depth, **raw,
             "reached": [{**described[n], "hop": hop} for n, hop in sorted(reached.items(), key=lambda kv: kv[1])
                         if n != seed]}
+
+
+# ---- the façade's graph calls -------------------------------------------------------------------
+
+def expand_citation_graph(lib: Session, ref: checks.RefLike, direction: str = "references", depth: int = 1,
+                          max_nodes: int = 100, max_requests: int = 20, *,
+                          progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
+    """Walk OpenAlex from ``ref`` (see :meth:`doiget.Library.expand_citation_graph`)."""
+    from doiget.services import expansion
+
+    lib.config.require("write")
+    target = checks.entry_ref(ref)
+    if isinstance(target, int):
+        with lib.store.read() as conn:
+            target = entry_store.load(conn, [entry_store.require_id(conn, target)])[0].ref
+    raw = expansion.expand(lib.store, lambda: lib.http, target, direction, depth, max_nodes, max_requests, progress)
+    return expansion_report(lib.store, raw, direction, depth)
+
+
+def related_to(lib: Session, refs: list[checks.RefLike], ranking: str = "similarity",
+               limit: int = 20) -> dict[str, Any]:
+    """Papers related to ``refs`` in the local citation graph (see :meth:`doiget.Library.related`)."""
+    limit = checks.bounded_int(limit, "limit", 1, limits.MAX_RELATED)
+    return related(lib.store, seeds_of(lib, refs), ranking, limit)
+
+
+def paths_between(lib: Session, from_ref: checks.RefLike, to_ref: checks.RefLike, max_paths: int = 5) -> dict[str, Any]:
+    """Shortest citation paths between two papers (see :meth:`doiget.Library.connect`)."""
+    source, target = seeds_of(lib, [from_ref, to_ref], distinct=False)
+    return connect(lib.store, source, target, checks.bounded_int(max_paths, "max_paths", 1, limits.MAX_PATHS))
+
+
+def review(lib: Session, seeds: list[checks.RefLike] | None = None, *, tag: str | None = None,
+           collection: str | None = None, sections: list[str] | None = None, limit: int = 10) -> dict[str, Any]:
+    """A literature review around the seeds (see :meth:`doiget.Library.literature_review`)."""
+    ids = seeds_of(lib, seeds or [], tag=tag, collection=collection)
+    return literature_review(lib.store, ids, sections or list(graph.SECTIONS),
+                             checks.bounded_int(limit, "limit", 1, limits.MAX_REVIEW_ITEMS))
+
+
+def graph_export(lib: Session, format: str = "graphml", refs: list[checks.RefLike] | None = None) -> dict[str, Any]:
+    """The citation graph (or ``refs`` and their neighbours) as GraphML or node-link JSON ``text``."""
+    around = seeds_of(lib, refs) if refs is not None else None
+    body, nodes, edges = export(lib.store, format, around)
+    return {"format": format, "nodes": nodes, "edges": edges, "text": body}
+
+
+def seeds_of(lib: Session, refs: list[checks.RefLike], *, tag: str | None = None, collection: str | None = None,
+             distinct: bool = True) -> list[int]:
+    """Entry ids of ``refs`` plus the papers of ``tag`` and ``collection``; at most MAX_GRAPH_SEEDS."""
+    if len(refs) > limits.MAX_GRAPH_SEEDS:
+        raise DoigetError(ErrorCode.INVALID_INPUT, f"{len(refs)} seed papers; at most {limits.MAX_GRAPH_SEEDS}")
+    with lib.store.read() as conn:
+        ids = [entry_store.require_id(conn, checks.entry_ref(r)) for r in refs]
+        if not distinct:
+            return ids
+        ids = seed_ids(conn, ids, tag=checks.optional_name(tag, "tag"),
+                       collection=checks.optional_name(collection, "collection"))
+    if len(ids) > limits.MAX_GRAPH_SEEDS:
+        raise DoigetError(ErrorCode.INVALID_INPUT, f"{len(ids)} seed papers; at most {limits.MAX_GRAPH_SEEDS}")
+    return ids

@@ -1,50 +1,29 @@
 """Anchored notes: free text about an entry (or about nothing in particular), with anchors into the
-paper (page, character offsets of its extracted text, quoted passage), tags and an author.
-
-These are the ``kind = 'note'`` rows of ``notes``; an entry's one annotation (``kind =
-'annotation'``) is managed by :meth:`doiget.Library.annotate` and is not touched here.
-"""
+paper (page, character offsets of its extracted text, quoted passage), tags and an author; the
+rows live in :mod:`doiget.store.notes`."""
 from __future__ import annotations
 
-import json
-from collections import defaultdict
 from collections.abc import Sequence
 from datetime import UTC, date, datetime, timedelta
-from typing import Annotated, Any
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
-from sqlalchemy import Connection, bindparam, text
+from pydantic import ValidationError
+from sqlalchemy.exc import OperationalError
 
+from doiget import limits
 from doiget.errors import DoigetError, ErrorCode
-from doiget.models import Entry
+from doiget.models import Anchor
+from doiget.sanitize import fts_query_error, query_text
+from doiget.services import checks
+from doiget.services.checks import RefLike
+from doiget.services.session import Session
 from doiget.store import entries as entry_store
-from doiget.store.fts import compile_query
-from doiget.store.store import now
+from doiget.store import notes as note_store
+from doiget.store.fts import is_fts_error
 
-MAX_BODY = 100_000
+MAX_BODY = limits.MAX_NOTE_BODY
 MAX_ANCHORS = 50
-MAX_QUOTE = 2_000
 MAX_AUTHOR = 200
-MAX_TAGS = 50
-
-
-class Anchor(BaseModel):
-    """Where in the paper a note points: a page, a character range of the extracted text, a quote."""
-
-    model_config = ConfigDict(extra="forbid", strict=True)
-
-    page: Annotated[int, Field(ge=1, le=100_000)] | None = None
-    start: Annotated[int, Field(ge=0, le=1_000_000_000)] | None = None
-    end: Annotated[int, Field(ge=0, le=1_000_000_000)] | None = None
-    quote: Annotated[str, Field(min_length=1, max_length=MAX_QUOTE)] | None = None
-
-    @model_validator(mode="after")
-    def _coherent(self) -> Anchor:
-        if self.page is None and self.start is None and self.end is None and self.quote is None:
-            raise ValueError("an anchor needs at least one of page, start, end, quote")
-        if self.start is not None and self.end is not None and self.end < self.start:
-            raise ValueError("anchor end is before its start")
-        return self
 
 
 def anchors(values: Sequence[Any]) -> list[dict[str, Any]]:
@@ -71,107 +50,6 @@ def author(value: str | None) -> str | None:
     return (value or "").strip() or None
 
 
-def create(conn: Connection, entry_id: int | None, body_: str, anchors_: list[dict[str, Any]], tags: list[str],
-           author_: str | None) -> int:
-    stamp = now()
-    note_id = conn.execute(text(
-        "INSERT INTO notes (entry_id, kind, body, author, anchors, created_at, updated_at) "
-        "VALUES (:e, 'note', :b, :a, :anchors, :t, :t) RETURNING id"),
-        {"e": entry_id, "b": body_, "a": author_, "anchors": json.dumps(anchors_), "t": stamp}).scalar_one()
-    _set_tags(conn, note_id, tags)
-    return note_id
-
-
-def update(conn: Connection, note_id: int, body_: str | None, anchors_: list[dict[str, Any]] | None,
-           tags: list[str] | None) -> None:
-    require(conn, note_id)
-    changes: dict[str, Any] = {"updated_at": now()}
-    if body_ is not None:
-        changes["body"] = body_
-    if anchors_ is not None:
-        changes["anchors"] = json.dumps(anchors_)
-    conn.execute(text(f"UPDATE notes SET {', '.join(f'{c} = :{c}' for c in changes)} WHERE id = :id"),
-                 {**changes, "id": note_id})
-    if tags is not None:
-        conn.execute(text("DELETE FROM note_tags WHERE note_id = :n"), {"n": note_id})
-        _set_tags(conn, note_id, tags)
-
-
-def delete(conn: Connection, note_id: int) -> None:
-    require(conn, note_id)
-    conn.execute(text("DELETE FROM notes WHERE id = :id"), {"id": note_id})
-
-
-def require(conn: Connection, note_id: int) -> None:
-    if conn.execute(text("SELECT 1 FROM notes WHERE id = :id AND kind = 'note'"), {"id": note_id}).scalar() is None:
-        raise DoigetError(ErrorCode.NOT_FOUND, f"no note with id {note_id}")
-
-
-def _set_tags(conn: Connection, note_id: int, tags: list[str]) -> None:
-    if len(tags) > MAX_TAGS:
-        raise DoigetError(ErrorCode.INVALID_INPUT, f"at most {MAX_TAGS} tags per note")
-    for tag_id in entry_store.tag_ids(conn, tags):
-        conn.execute(text("INSERT OR IGNORE INTO note_tags (note_id, tag_id) VALUES (:n, :t)"),
-                     {"n": note_id, "t": tag_id})
-
-
-def load(conn: Connection, note_ids: Sequence[int]) -> list[dict[str, Any]]:
-    """Notes as dicts (id, entry ref, entry_id, entry_title, body, author, anchors, tags, timestamps),
-    in the order of ``note_ids``."""
-    if not note_ids:
-        return []
-    expanding = bindparam("ids", expanding=True)
-    rows = {r.id: r for r in conn.execute(text(
-        "SELECT id, entry_id, body, author, anchors, created_at, updated_at FROM notes WHERE id IN :ids"
-    ).bindparams(expanding), {"ids": list(note_ids)})}
-    tags: dict[int, list[str]] = defaultdict(list)
-    for note_id, name in conn.execute(text(
-            "SELECT nt.note_id, t.name FROM note_tags nt JOIN tags t ON t.id = nt.tag_id WHERE nt.note_id IN :ids "
-            "ORDER BY t.name").bindparams(expanding), {"ids": list(note_ids)}):
-        tags[note_id].append(name)
-    entries: dict[int, Entry] = {e.id: e for e in entry_store.load(
-        conn, [r.entry_id for r in rows.values() if r.entry_id is not None])}
-    notes = []
-    for note_id in note_ids:
-        row = rows[note_id]
-        entry = entries.get(row.entry_id)
-        notes.append({"id": note_id, "entry": str(entry.ref) if entry and entry.ids() else None,
-                      "entry_id": row.entry_id, "entry_title": entry.title if entry else None, "body": row.body,
-                      "author": row.author, "anchors": json.loads(row.anchors), "tags": tags[note_id],
-                      "created_at": row.created_at, "updated_at": row.updated_at})
-    return notes
-
-
-def search(conn: Connection, keyword: str | None, entry_id: int | None, tag: str | None, since: str | None,
-           until: str | None, limit: int, offset: int) -> dict[str, Any]:
-    """One page of notes: ranked by bm25 when ``keyword`` is given, else newest first."""
-    clauses, params = ["n.kind = 'note'"], {"limit": limit + 1, "offset": offset}
-    source = "notes n"
-    order = "n.created_at DESC, n.id DESC"
-    if keyword is not None:
-        source = "notes_fts JOIN notes n ON n.id = notes_fts.rowid"
-        clauses.append("notes_fts MATCH :match")
-        params["match"] = compile_query(keyword, ("body",))
-        order = "bm25(notes_fts), n.created_at DESC"
-    if entry_id is not None:
-        clauses.append("n.entry_id = :entry")
-        params["entry"] = entry_id
-    if tag is not None:
-        clauses.append("n.id IN (SELECT nt.note_id FROM note_tags nt JOIN tags t ON t.id = nt.tag_id "
-                       "WHERE t.name = :tag)")
-        params["tag"] = tag
-    if since is not None:
-        clauses.append("n.created_at >= :since")
-        params["since"] = _instant(since, "since", end_of_day=False)
-    if until is not None:
-        clauses.append("n.created_at < :until")
-        params["until"] = _instant(until, "until", end_of_day=True)
-    ids = conn.execute(text(f"SELECT n.id FROM {source} WHERE {' AND '.join(clauses)} ORDER BY {order} "
-                            "LIMIT :limit OFFSET :offset"), params).scalars().all()
-    more = len(ids) > limit
-    return {"notes": load(conn, ids[:limit]), "next_offset": offset + limit if more else None}
-
-
 def _instant(value: str, what: str, *, end_of_day: bool) -> str:
     """An ISO date or datetime as the stored timestamp format (UTC); a bare ``until`` date
     includes that whole day."""
@@ -187,3 +65,69 @@ def _instant(value: str, what: str, *, end_of_day: bool) -> str:
         raise DoigetError(ErrorCode.INVALID_INPUT, f"{what} must be an ISO 8601 date or datetime, "
                           f"e.g. 2024-05-01 or 2024-05-01T10:00:00Z") from None
     return moment.isoformat(timespec="milliseconds")
+
+
+# ---- the façade's note calls --------------------------------------------------------------
+
+def note_create(lib: Session, body_: str, ref: RefLike | None = None, anchors_: list[dict[str, Any]] | None = None,
+                tags: list[str] | None = None, author_: str | None = None) -> dict[str, Any]:
+    """Write a note (see :meth:`doiget.Library.note_create`); returns it."""
+    lib.config.require("write")
+    values = (body(body_), anchors(anchors_ or []), [checks.name(t, "tag") for t in tags or []], author(author_))
+    with lib.store.write() as conn:
+        entry_id = entry_store.require_id(conn, checks.entry_ref(ref)) if ref is not None else None
+        return note_store.load(conn, [note_store.create(conn, entry_id, *values)])[0]
+
+
+def note_read(lib: Session, note_id: int) -> dict[str, Any]:
+    """One note; NOT_FOUND if there is none with that id."""
+    with lib.store.read() as conn:
+        note_store.require(conn, checks.bounded_int(note_id, "note id", 1, limits.MAX_NOTE_ID))
+        return note_store.load(conn, [note_id])[0]
+
+
+def note_update(lib: Session, note_id: int, body_: str | None = None, anchors_: list[dict[str, Any]] | None = None,
+                tags: list[str] | None = None) -> dict[str, Any]:
+    """Replace a note's body, anchors or tags (those given); returns the note."""
+    lib.config.require("write")
+    body_ = body(body_) if body_ is not None else None
+    anchors_ = anchors(anchors_) if anchors_ is not None else None
+    tags = [checks.name(t, "tag") for t in tags] if tags is not None else None
+    with lib.store.write() as conn:
+        note_store.update(conn, checks.bounded_int(note_id, "note id", 1, limits.MAX_NOTE_ID), body_, anchors_, tags)
+        return note_store.load(conn, [note_id])[0]
+
+
+def note_delete(lib: Session, note_id: int) -> dict[str, Any]:
+    """Delete a note."""
+    lib.config.require("write")
+    with lib.store.write() as conn:
+        note_store.delete(conn, checks.bounded_int(note_id, "note id", 1, limits.MAX_NOTE_ID))
+    return {"deleted": note_id}
+
+
+def note_search(lib: Session, keyword: str | None = None, ref: RefLike | None = None, tag: str | None = None,
+                since: str | None = None, until: str | None = None, limit: int = 20,
+                offset: int = 0) -> dict[str, Any]:
+    """Notes matching every filter given (see :meth:`doiget.Library.note_search`)."""
+    limit = checks.bounded_int(limit, "limit", 1, limits.MAX_NOTE_HITS)
+    offset = checks.bounded_int(offset, "offset", 0, limits.MAX_NOTE_OFFSET)
+    tag = checks.optional_name(tag, "tag")
+    keyword = query_text(keyword, "note keyword") if keyword is not None else None
+    try:
+        with lib.store.query("the note search") as conn:
+            entry_id = entry_store.require_id(conn, checks.entry_ref(ref)) if ref is not None else None
+            since = None if since is None else _instant(since, "since", end_of_day=False)
+            until = None if until is None else _instant(until, "until", end_of_day=True)
+            return note_store.search(conn, keyword, entry_id, tag, since, until, limit, offset)
+    except OperationalError as exc:
+        if is_fts_error(exc.orig):
+            raise fts_query_error(f"search notes for {keyword!r}", exc.orig) from exc
+        raise
+
+
+def note_export(lib: Session, note_id: int) -> str:
+    """A note as Markdown with YAML front matter (returned, never written anywhere)."""
+    from doiget.formats.markdown import note_to_markdown
+
+    return note_to_markdown(note_read(lib, note_id))

@@ -106,9 +106,9 @@ def record_expansion(conn: Connection, entry_id: int, direction: Direction, open
          "n": state.listed, "total": state.total, "t": now()})
 
 
-# An entry's ref (its first identifier, as ``Entry.ref`` picks it) computed in SQL.
+# An entry's label (doiget.present.label: its first identifier, else #<id>) computed in SQL.
 REF_SQL = ("coalesce('doi:' || e.doi, 'arxiv:' || e.arxiv, 'pmid:' || e.pmid, 'pmcid:' || e.pmcid, "
-           "'openalex:' || e.openalex)")
+           "'openalex:' || e.openalex, '#' || e.id)")
 
 
 def describe(conn: Connection, ids: list[int]) -> dict[int, dict]:

@@ -190,10 +190,14 @@ def tag_ids(conn: Connection, names: Iterable[str]) -> list[int]:
 
 
 def filter_clauses(*, year_from: int | None = None, year_to: int | None = None, tag: str | None = None,
-                   collection: str | None = None, has_pdf: bool | None = None) -> tuple[list[str], dict[str, object]]:
+                   collection: str | None = None, has_pdf: bool | None = None,
+                   entry_id: int | None = None) -> tuple[list[str], dict[str, object]]:
     """SQL conditions on the entry aliased ``e`` (to AND together) and their parameters; None means no filter."""
     clauses: list[str] = []
     params: dict[str, object] = {}
+    if entry_id is not None:
+        clauses.append("e.id = :entry_id")
+        params["entry_id"] = entry_id
     if year_from is not None:
         clauses.append("e.year >= :year_from")
         params["year_from"] = year_from

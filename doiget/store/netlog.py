@@ -9,7 +9,7 @@ import json
 import time
 from dataclasses import asdict
 
-from sqlalchemy import text
+from sqlalchemy import Connection, text
 
 from doiget.net.base import HttpResponse
 from doiget.net.base import ProvenanceRecord
@@ -56,3 +56,8 @@ class ProvenanceLog:
                 "INSERT INTO provenance (time, source, method, url, status, bytes, sha256, duration_ms, outcome, "
                 "from_cache, detail) VALUES (:time, :source, :method, :url, :status, :bytes, :sha256, :duration_ms, "
                 ":outcome, :from_cache, :detail)"), values)
+
+
+def expire_cache(conn: Connection) -> int:
+    """Delete the expired ``http_cache`` rows; returns how many."""
+    return conn.execute(text("DELETE FROM http_cache WHERE expires_at < :t"), {"t": time.time()}).rowcount

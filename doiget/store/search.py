@@ -1,4 +1,5 @@
-"""Entry search: the bm25 top page of ``entries_fts`` and what each hit shows, in two queries.
+"""Entry search (the bm25 top page of ``entries_fts`` and what each hit shows, in two queries) and the
+other reads that select entries: recent, by filter, by DOI, the citation matcher's pool.
 
 Per matching row only the rank is computed (bm25 with the column weights, the stub filter as a
 lookup in the small set of stub ids); snippets, summaries and the join to ``entries`` are done for
@@ -24,13 +25,18 @@ import sqlite3
 from collections.abc import Sequence
 from typing import Any
 
-COLUMNS = ("title", "abstract", "authors", "venue", "year", "tags", "notes")
-# bm25 column weights, in COLUMNS order: a title hit counts most.
-WEIGHTS = (10.0, 3.0, 5.0, 2.0, 1.0, 4.0, 2.0)
+from sqlalchemy import Connection, bindparam, text
+
+from doiget.present import label
+from doiget.store import entries as entry_store
+
+ENTRY_FTS_COLUMNS = ("title", "abstract", "authors", "venue", "year", "tags", "notes")
+# bm25 column weights, in ENTRY_FTS_COLUMNS order: a title hit counts most.
+ENTRY_FTS_WEIGHTS = (10.0, 3.0, 5.0, 2.0, 1.0, 4.0, 2.0)
 BOOSTED = ("title", "authors", "tags")
 COMMON_DF = 20_000
 SNIPPET = "snippet(entries_fts, -1, '**', '**', '…', 16)"
-_BM25 = f"bm25(entries_fts, {', '.join(map(str, WEIGHTS))})"
+_BM25 = f"bm25(entries_fts, {', '.join(map(str, ENTRY_FTS_WEIGHTS))})"
 # Stubs out: for a long list of matches, one pass over the (partially indexed) stub ids; for a page's worth, a
 # lookup per row.
 _NOT_STUB = "entries_fts.rowid NOT IN (SELECT id FROM entries WHERE is_stub = 1)"  # partial index ix_entries_stub
@@ -115,7 +121,45 @@ def shown(conn: sqlite3.Connection, match: str, ids: Sequence[int], id_fields: S
 
 def _shown(row: Sequence[Any], entry_id: int, id_fields: Sequence[str]) -> dict[str, Any]:
     authors, tags, has_pdf, snippet, title, year, venue, *refs = row
-    kind = next((i for i, value in enumerate(refs) if value), None)
-    return {"ref": f"{id_fields[kind]}:{refs[kind]}" if kind is not None else f"#{entry_id}", "title": title,
+    return {"ref": label(dict(zip(id_fields, refs)), entry_id), "title": title,
             "authors": authors.split(_SEP) if authors else [], "year": year, "venue": venue,
             "tags": tags.split(_SEP) if tags else [], "has_pdf": bool(has_pdf), "snippet": snippet}
+
+
+def recent_ids(conn: Connection, n: int) -> list[int]:
+    """The ``n`` most recently added non-stub entries, newest first."""
+    return list(conn.execute(text("SELECT id FROM entries WHERE is_stub = 0 ORDER BY created_at DESC, id DESC "
+                                  "LIMIT :n"), {"n": n}).scalars())
+
+
+def entry_ids(conn: Connection, filters: dict[str, Any], *, stubs: bool = True) -> list[int]:
+    """Ids of the entries matching ``filters`` (see :func:`doiget.store.entries.filter_clauses`), oldest
+    first; without stubs when ``stubs`` is False."""
+    clauses, params = entry_store.filter_clauses(**filters)
+    clauses = ([] if stubs else ["e.is_stub = 0"]) + clauses
+    where = f"WHERE {' AND '.join(clauses)} " if clauses else ""
+    return list(conn.execute(text(f"SELECT e.id FROM entries e {where}ORDER BY e.id"), params).scalars())
+
+
+def local_pool(conn: Connection, match: str, limit: int) -> list[int]:
+    """Ids of the non-stub entries best matching the compiled FTS ``match`` (plain bm25), best first."""
+    return list(conn.execute(text("SELECT e.id FROM entries_fts JOIN entries e ON e.id = entries_fts.rowid "
+                                  "WHERE entries_fts MATCH :m AND e.is_stub = 0 ORDER BY bm25(entries_fts) LIMIT :n"),
+                             {"m": match, "n": limit}).scalars())
+
+
+def ids_by_doi(conn: Connection, dois: list[str]) -> list[int]:
+    """Ids of the non-stub entries carrying any of ``dois``."""
+    if not dois:
+        return []
+    return list(conn.execute(text("SELECT id FROM entries WHERE doi IN :d AND is_stub = 0").bindparams(
+        bindparam("d", expanding=True)), {"d": dois}).scalars())
+
+
+def entry_count(conn: Connection) -> int:
+    return conn.execute(text("SELECT count(*) FROM entries")).scalar_one()
+
+
+def openalex_id(conn: Connection, entry_id: int) -> str | None:
+    """The OpenAlex work id the entry carries, or None."""
+    return conn.execute(text("SELECT openalex FROM entries WHERE id = :e"), {"e": entry_id}).scalar()

@@ -7,7 +7,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from doiget.services.notes import MAX_BODY, Anchor
+from doiget import limits
+from doiget.models import Anchor
 from doiget.mcp.tools.spec import (
     LOCAL_COSTS,
     NO_SIDE_EFFECTS,
@@ -24,7 +25,7 @@ MAX_REPORT_ROWS = 200
 MAX_FETCHABLE = 1000
 # Every record of these exports starts a line this way, and no other line does.
 _RECORD_START = {"bibtex": re.compile(r"^@", re.MULTILINE), "ris": re.compile(r"^TY  - ", re.MULTILINE)}
-Citation = Annotated[str, Field(min_length=1, max_length=2000, description="a reference as it appears in a "
+Citation = Annotated[str, Field(min_length=1, max_length=limits.MAX_CITATION, description="a reference as it appears in a "
                                                                            "reference list")]
 NoteId = Annotated[int, Field(ge=1, description="the note's id")]
 IsoDate = Annotated[str, Field(min_length=10, max_length=40, description="ISO 8601 date or datetime (UTC if no "
@@ -49,18 +50,18 @@ class ImportParams(Params):
 
 class ResolveParams(Params):
     citation: Citation
-    limit: Annotated[int, Field(ge=1, le=20)] = 5
+    limit: Annotated[int, Field(ge=1, le=limits.MAX_CITATION_CANDIDATES)] = 5
 
 
 class BatchResolveParams(Params):
-    citations: Annotated[list[Citation], Field(min_length=1, max_length=50)]
-    limit: Annotated[int, Field(ge=1, le=20, description="candidates per citation")] = 3
+    citations: Annotated[list[Citation], Field(min_length=1, max_length=limits.MAX_CITATIONS)]
+    limit: Annotated[int, Field(ge=1, le=limits.MAX_CITATION_CANDIDATES, description="candidates per citation")] = 3
 
 
 NoteTags = Annotated[list[TagName], Field(max_length=50)]
 Anchors = Annotated[list[Anchor], Field(max_length=50, description="places in the paper: page, start/end "
                                         "character offsets of its extracted text, quoted passage")]
-NoteBody = Annotated[str, Field(min_length=1, max_length=MAX_BODY, description="Markdown text")]
+NoteBody = Annotated[str, Field(min_length=1, max_length=limits.MAX_NOTE_BODY, description="Markdown text")]
 
 
 class NoteCreateParams(Params):
@@ -89,8 +90,8 @@ class NoteSearchParams(Params):
     tag: TagName | None = None
     since: IsoDate | None = None
     until: IsoDate | None = None
-    limit: Annotated[int, Field(ge=1, le=100)] = 20
-    offset: Annotated[int, Field(ge=0, le=1_000_000)] = 0
+    limit: Annotated[int, Field(ge=1, le=limits.MAX_NOTE_HITS)] = 20
+    offset: Annotated[int, Field(ge=0, le=limits.MAX_NOTE_OFFSET)] = 0
 
 
 # ---- handlers -----------------------------------------------------------------------------

@@ -5,9 +5,11 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
+from doiget import limits
 from doiget.services import fetching as pipeline
 from doiget.refs import Ref
-from doiget.mcp.tools.spec import LibraryAccess, Params, RefArg, RefParams, ToolSpec, entry_dict
+from doiget.mcp.tools.spec import LibraryAccess, Params, RefArg, RefParams, ToolSpec
+from doiget.present import batch_json, entry_dict, fetch_json, work_json
 
 DryRun = Annotated[bool, Field(description="return the plan only: no network access, nothing written")]
 
@@ -42,26 +44,7 @@ class PaperSearchParams(Params):
                            "\"authorships.author.id\": \"A5023888391\"}; | means OR"))] = {}
     cursor: Annotated[str | None, Field(max_length=pipeline.MAX_CURSOR,
                                         description="'*' for the first page, then next_cursor")] = "*"
-    per_page: Annotated[int, Field(ge=1, le=50)] = 10
-
-
-# ---- result shaping (shared with the CLI) ------------------------------------------------------
-def fetch_json(result: dict[str, Any], brief: bool = False) -> dict[str, Any]:
-    """A fetch or plan result with its entry as JSON (``brief``: ref, title and year only)."""
-    entry = result.get("entry")
-    if entry is not None:
-        entry = ({"ref": str(entry.ref), "title": entry.title, "year": entry.year} if brief
-                 else entry_dict(entry))
-    return {**result, "entry": entry} if "entry" in result else result
-
-
-def batch_json(batch: dict[str, Any]) -> dict[str, Any]:
-    return {"summary": batch["summary"], "results": [fetch_json(r, brief=True) for r in batch["results"]]}
-
-
-def work_json(work) -> dict[str, Any]:
-    data = work.model_dump(mode="json", exclude_none=True, exclude={"references"})
-    return {**data, "references_count": len(work.references)}
+    per_page: Annotated[int, Field(ge=1, le=limits.MAX_PER_PAGE)] = 10
 
 
 # ---- handlers -------------------------------------------------------------------------------
@@ -105,7 +88,7 @@ FETCH_TOOLS: list[ToolSpec] = [
              when="You have a DOI/arXiv id/PMID/PMCID/OpenAlex id and want its title, authors, venue, abstract and "
                   "other ids, and to keep it in the library, without downloading the paper.",
              outputs="{ok, entry: {id, ref, doi, arxiv, pmid, pmcid, openalex, title, authors[], year, venue, abstract, "
-                     "oa_status, oa_url, references[], ...}}; NOT_FOUND if no source knows the identifier.",
+                     "oa_status, oa_url, ...}}; NOT_FOUND if no source knows the identifier.",
              costs=NETWORK_COSTS + "; typically 1-2 requests.",
              side_effects="Adds or updates the entry in the library. " + NETWORK_LOG + ".",
              limits="One identifier per call.", params=RefParams, run=_resolve, read_only=False, open_world=True),
@@ -157,6 +140,6 @@ FETCH_TOOLS: list[ToolSpec] = [
                      "references_count, ...}]}.",
              costs=NETWORK_COSTS + "; one OpenAlex request per page.",
              side_effects=NETWORK_LOG + "; the library is unchanged (fetch a result to keep it).",
-             limits="At most 50 results per page, 20 filters; filter values without commas.",
+             limits=f"At most {limits.MAX_PER_PAGE} results per page, 20 filters; filter values without commas.",
              params=PaperSearchParams, run=_paper_search, read_only=True, open_world=True),
 ]

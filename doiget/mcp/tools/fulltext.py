@@ -8,15 +8,17 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
+from doiget import limits
 from doiget.errors import DoigetError, ErrorCode
 from doiget.mcp.tools.resources import DEFAULT_MAX_CHARS, MAX_CHARS, metadata_uri, text_uri
+from doiget.present import entry_dict
 from doiget.mcp.tools.spec import (LOCAL_COSTS, NO_SIDE_EFFECTS, LibraryAccess, Params, RefArg, RefParams, TagName,
-                               ToolSpec, Year, entry_dict)
+                               ToolSpec, Year)
 
-MAX_PDF_BYTES = 20 * 1024 * 1024
+MAX_PDF_BYTES = limits.MAX_PDF_BYTES
 MAX_PDF_BASE64 = 4 * -(-MAX_PDF_BYTES // 3)  # base64 length of the largest accepted PDF
 MaxChars = Annotated[int, Field(ge=1, le=MAX_CHARS, description="at most this many characters of text")]
-Offset = Annotated[int, Field(ge=0, le=2**53, description="character offset to start at (next_offset of the "
+Offset = Annotated[int, Field(ge=0, le=limits.MAX_OFFSET, description="character offset to start at (next_offset of the "
                                                            "previous call)")]
 
 
@@ -27,14 +29,14 @@ class PaperTextParams(Params):
         json_schema_extra={"maxLength": 4})] = "auto"
     offset: Offset = 0
     max_chars: MaxChars = DEFAULT_MAX_CHARS
-    page: Annotated[int | None, Field(ge=1, le=100_000, description="PDF page to jump to (PDF text only; "
+    page: Annotated[int | None, Field(ge=1, le=limits.MAX_PDF_PAGE, description="PDF page to jump to (PDF text only; "
                                                                      "instead of offset)")] = None
 
 
 class SearchFulltextParams(Params):
     query: Annotated[str, Field(min_length=1, max_length=1000, description=(
         'words (all must match), "exact phrase", prefix*, AND/OR/NOT, (groups), heading:term'))]
-    limit: Annotated[int, Field(ge=1, le=100)] = 10
+    limit: Annotated[int, Field(ge=1, le=limits.MAX_SEARCH_HITS)] = 10
     ref: Annotated[str | None, Field(max_length=1000, description="only inside this paper")] = None
     tag: TagName | None = None
     collection: TagName | None = None

@@ -5,8 +5,10 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from doiget.services.expansion import MAX_NODES, MAX_REQUESTS
-from doiget.library import MAX_GRAPH_SEEDS as MAX_SEEDS
+from doiget import limits
+from doiget.limits import MAX_EXPANSION_NODES as MAX_NODES
+from doiget.limits import MAX_EXPANSION_REQUESTS as MAX_REQUESTS
+from doiget.limits import MAX_GRAPH_SEEDS as MAX_SEEDS
 from doiget.mcp.tools.spec import NO_SIDE_EFFECTS, LibraryAccess, Params, RefArg, TagName, ToolSpec
 
 SHOWN_NODES = 50
@@ -37,13 +39,13 @@ class ExpandParams(Params):
 class RelatedParams(Params):
     refs: Annotated[list[RefArg], Field(min_length=1, max_length=MAX_SEEDS, description="seed papers")]
     ranking: Ranking = "similarity"
-    limit: Annotated[int, Field(ge=1, le=100)] = 20
+    limit: Annotated[int, Field(ge=1, le=limits.MAX_RELATED)] = 20
 
 
 class ConnectParams(Params):
     from_ref: RefArg
     to_ref: RefArg
-    max_paths: Annotated[int, Field(ge=1, le=20)] = 5
+    max_paths: Annotated[int, Field(ge=1, le=limits.MAX_PATHS)] = 5
 
 
 class ReviewParams(Params):
@@ -51,7 +53,7 @@ class ReviewParams(Params):
     tag: TagName | None = Field(default=None, description="also seed with every paper carrying this tag")
     collection: TagName | None = Field(default=None, description="also seed with every paper of this collection")
     sections: Annotated[list[Section], Field(max_length=6, description="default: all six")] = []
-    limit: Annotated[int, Field(ge=1, le=50, description="items per section")] = 10
+    limit: Annotated[int, Field(ge=1, le=limits.MAX_REVIEW_ITEMS, description="items per section")] = 10
 
 
 def _expand(lib: LibraryAccess, p: ExpandParams) -> dict[str, Any]:
@@ -120,7 +122,7 @@ GRAPH_TOOLS: list[ToolSpec] = [
              outputs=f"{{ok, seeds: [{PAPER}], sections: {{name: {{items: [...]}} or {{error, partial: true}}}}, "
                      "partial, heuristic: true, note}. A section that fails is reported alone; the others stand.",
              costs=GRAPH_COSTS, side_effects=NO_SIDE_EFFECTS,
-             limits=f"Seeds ≤ {MAX_SEEDS} (refs plus the tag's and collection's papers); ≤ 50 items per section. "
+             limits=f"Seeds ≤ {MAX_SEEDS} (refs plus the tag's and collection's papers); ≤ {limits.MAX_REVIEW_ITEMS} items per section. "
                     f"Review candidates are labelled by title words and reference counts. {HEURISTIC}",
              params=ReviewParams, run=_review, read_only=True),
 ]

@@ -5,17 +5,18 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
-from doiget.net.policy import network_policy
-from doiget.store.health import health_report
+from doiget import limits
+from doiget.library import health_report, network_policy
+from doiget.present import entry_dict
 from doiget.mcp.tools.spec import (LOCAL_COSTS, NO_SIDE_EFFECTS, LibraryAccess, NoParams, Params, RefArg, RefParams,
-                               TagName, ToolSpec, Year, entry_dict)
+                               TagName, ToolSpec, Year)
 
 # ---- parameter models ---------------------------------------------------------------------
 class SearchLocalParams(Params):
     query: Annotated[str, Field(min_length=1, max_length=1000, description=(
         'words (all must match), "exact phrase", prefix*, AND/OR/NOT, (groups), column:term '
         "with columns title, abstract, authors, venue, year, tags, notes"))]
-    limit: Annotated[int, Field(ge=1, le=100)] = 10
+    limit: Annotated[int, Field(ge=1, le=limits.MAX_SEARCH_HITS)] = 10
     year_from: Year | None = None
     year_to: Year | None = None
     tag: TagName | None = None
@@ -26,7 +27,7 @@ class SearchLocalParams(Params):
 
 
 class RecentParams(Params):
-    n: Annotated[int, Field(ge=1, le=100, description="how many entries")] = 10
+    n: Annotated[int, Field(ge=1, le=limits.MAX_RECENT, description="how many entries")] = 10
 
 
 class TagParams(Params):
@@ -39,7 +40,7 @@ class TagParams(Params):
 
 class AnnotateParams(Params):
     ref: RefArg
-    text: Annotated[str | None, Field(max_length=100_000,
+    text: Annotated[str | None, Field(max_length=limits.MAX_ANNOTATION,
                                       description="the annotation; empty or null clears it")] = None
 
 
@@ -118,7 +119,7 @@ LOCAL_TOOLS: list[ToolSpec] = [
     ToolSpec("doiget_list_recent", "Recently added", "The papers most recently added to the library.",
              when="Seeing what was fetched or imported lately.",
              outputs="{ok, count, entries: [entry, ...]} newest first.",
-             costs=LOCAL_COSTS, side_effects=NO_SIDE_EFFECTS, limits="At most 100 entries.",
+             costs=LOCAL_COSTS, side_effects=NO_SIDE_EFFECTS, limits=f"At most {limits.MAX_RECENT} entries.",
              params=RecentParams, run=_recent, read_only=True),
     ToolSpec("doiget_paper_pdf_path", "PDF location", "The local file path of a paper's stored PDF.",
              when="You need to open or hand over the PDF file of a paper already in the library.",

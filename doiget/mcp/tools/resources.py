@@ -12,12 +12,13 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
+from doiget import limits
 from doiget.errors import DoigetError, ErrorCode
 from doiget.library import Library
-from doiget.mcp.tools.spec import entry_dict
+from doiget.present import entry_dict
 
 DEFAULT_MAX_CHARS = 15000
-MAX_CHARS = 50_000
+MAX_CHARS = limits.MAX_TEXT_CHARS
 _PATH = re.compile(r"/(\d{1,18})/(metadata|text)")
 
 

@@ -13,14 +13,15 @@ from typing import Annotated, Any, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from doiget import limits
 from doiget.config import Config
 from doiget.library import Library
 
 MAX_REF = 1000
 RefArg = Annotated[str, Field(min_length=1, max_length=MAX_REF,
                               description="DOI, arXiv id, PMID, PMCID or OpenAlex W id (bare, prefixed or as URL)")]
-TagName = Annotated[str, Field(min_length=1, max_length=100)]
-Year = Annotated[int, Field(ge=0, le=3000)]
+TagName = Annotated[str, Field(min_length=1, max_length=limits.MAX_NAME)]
+Year = Annotated[int, Field(ge=0, le=limits.MAX_YEAR)]
 
 
 class Params(BaseModel):
@@ -75,9 +76,6 @@ class ToolSpec:
                 f"LIMITS: {self.limits}")
 
 
-def entry_dict(entry) -> dict[str, Any]:
-    """An Entry as a compact JSON-able dict (null fields left out) with its canonical ref."""
-    return {**entry.model_dump(mode="json", exclude_none=True), "ref": entry.ref_label}
 
 
 class RefParams(Params):

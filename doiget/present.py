@@ -1,0 +1,41 @@
+"""How results are shown, shared by the adapters (MCP tools and CLI): the one ``label()`` of an entry
+and the JSON shapes of entries, fetch results, batches and remote works."""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from doiget.refs import KINDS
+
+
+def label(ids: Mapping[str, Any], entry_id: int) -> str:
+    """How to name an entry: ``kind:id`` of its first identifier (doi, arxiv, pmid, pmcid, openalex),
+    else ``#<id>`` (an imported PDF without identifiers); the Library accepts both.
+    ``store.citations.REF_SQL`` spells the same rule in SQL (a test keeps them equal)."""
+    kind = next((k for k in KINDS if ids.get(k)), None)
+    return f"{kind}:{ids[kind]}" if kind else f"#{entry_id}"
+
+
+def entry_dict(entry) -> dict[str, Any]:
+    """An Entry as a compact JSON-able dict (null fields left out) with its label as ``ref``."""
+    return {**entry.model_dump(mode="json", exclude_none=True), "ref": entry.ref_label}
+
+
+def fetch_json(result: dict[str, Any], brief: bool = False) -> dict[str, Any]:
+    """A fetch or plan result with its entry as JSON (``brief``: ref, title and year only)."""
+    entry = result.get("entry")
+    if entry is not None:
+        entry = ({"ref": entry.ref_label, "title": entry.title, "year": entry.year} if brief
+                 else entry_dict(entry))
+    return {**result, "entry": entry} if "entry" in result else result
+
+
+def batch_json(batch: dict[str, Any]) -> dict[str, Any]:
+    """A batch result with each entry in brief."""
+    return {"summary": batch["summary"], "results": [fetch_json(r, brief=True) for r in batch["results"]]}
+
+
+def work_json(work) -> dict[str, Any]:
+    """A remote work (not stored) as JSON, its reference list replaced by its length."""
+    data = work.model_dump(mode="json", exclude_none=True, exclude={"references"})
+    return {**data, "references_count": len(work.references)}
