@@ -1,7 +1,6 @@
 """Entries: add, look up, list, search and delete the papers of the library."""
 from __future__ import annotations
 
-import sqlite3
 from typing import Any
 
 
@@ -56,7 +55,7 @@ def search(lib: Session, query: str, limit: int = 20, *, year_from: int | None =
     try:
         with lib.store.query_raw("the search") as conn:
             rows = search_store.page(conn, match, limit, 0, ID_FIELDS, clauses, params)
-    except sqlite3.OperationalError as exc:
+    except search_store.Error as exc:
         if is_fts_error(exc):
             raise fts_query_error(f"search for {query!r}", exc) from exc
         raise

@@ -43,6 +43,8 @@ _NOT_STUB = "entries_fts.rowid NOT IN (SELECT id FROM entries WHERE is_stub = 1)
 _NOT_STUB_ROW = "NOT EXISTS (SELECT 1 FROM entries s WHERE s.id = entries_fts.rowid AND s.is_stub = 1)"
 _ONE_TERM = re.compile(r'"[^"\s]+"\*?')  # what doiget.store.fts.compile_query makes of one word or prefix
 _SEP = "\x1f"
+# What page() raises for a malformed MATCH expression (tell it apart with doiget.store.fts.is_fts_error).
+Error = sqlite3.OperationalError
 
 
 def page(conn: sqlite3.Connection, match: str, limit: int, offset: int, id_fields: Sequence[str],
