@@ -248,14 +248,41 @@ class Library:
 
     def import_bibliography(self, text_or_path: str | os.PathLike[str], format: str = "auto",
                             tags: list[str] | None = None,
-                            progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
-        """Import a CSL-JSON or BibTeX bibliography: ``str`` is the document itself, a ``Path`` names a
-        file. Every record with an identifier or a title becomes an entry, merged by identifier; its
-        keywords and ``tags`` become tags. Returns counts, a per-record report and ``fetchable`` refs;
-        ``progress(done, total)`` is called after each chunk of entries is written."""
+                            progress: Callable[[int, int], None] | None = None, *, overwrite: bool = False,
+                            attach_files: bool = False) -> dict[str, Any]:
+        """Import a CSL-JSON, BibTeX or RIS bibliography: ``str`` is the document itself, a ``Path`` names
+        a file. Every record with an identifier or a title becomes an entry, or joins the entry that is
+        the same work (see :mod:`doiget.identity`); its keywords and ``tags`` become tags. An entry's
+        non-empty fields are never replaced unless ``overwrite``: differences are reported as
+        conflicts. ``attach_files`` stores the PDFs the records' ``file`` fields name when those files
+        exist (relative paths from the bibliography's folder). Returns counts, a per-record report and
+        ``fetchable`` refs; ``progress(done, total)`` is called after each chunk of entries is written."""
         from doiget.services import bibliography
 
-        return bibliography.import_document(self, text_or_path, format, tags, progress)
+        return bibliography.import_document(self, text_or_path, format, tags, progress, overwrite=overwrite,
+                                            attach_files=attach_files)
+
+    def set_citekey(self, ref: RefLike, key: str) -> Entry:
+        """Give an entry the citation key ``key`` (unique in the library; BibTeX-safe characters only)."""
+        from doiget.services import bibliography
+
+        return bibliography.set_citekey(self, ref, key)
+
+    def dedupe(self) -> list[dict[str, Any]]:
+        """Likely duplicate entries: groups with the same DOI (case-insensitively) or the same normalised
+        title, year and first author; each ``{"reason", "entries": [{id, ref, citekey, title, year}]}``."""
+        from doiget.services import bibliography
+
+        return bibliography.dedupe(self)
+
+    def merge(self, keep: RefLike, drop: RefLike, *, force: bool = False) -> dict[str, Any]:
+        """Merge entry ``drop`` into ``keep``: its tags, collections, notes, artefacts, citations and names
+        move to ``keep``, empty fields are filled, differing values are kept in ``keep``'s
+        ``extra["merged"]``, its citation key stays usable as an alias. Entries with different DOIs need
+        ``force``. Returns what moved and the merged entry."""
+        from doiget.services import bibliography
+
+        return bibliography.merge(self, keep, drop, force=force)
 
     def resolve_citation(self, text_: str, limit: int = 5) -> dict[str, Any]:
         """Ranked candidate works for a free-form reference string: the local library answers alone

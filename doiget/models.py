@@ -13,13 +13,20 @@ ID_FIELDS = KINDS  # doi, arxiv, pmid, pmcid, openalex
 
 
 class Author(BaseModel):
-    """One author as the sources give it; ``name`` is always set for display."""
+    """One person (or organisation) named on a work, spelled as that work's record spells it; ``name``
+    is always set for display. The parts follow CSL: ``particle`` is the non-dropping particle
+    ("van" in "van Gogh"), ``dropping_particle`` the one sorted with the given name ("de" in
+    "Jean de La Fontaine"); ``literal`` marks a name not to be split (an organisation)."""
 
     model_config = ConfigDict(extra="forbid")
 
     name: str
     family: str | None = None
     given: str | None = None
+    particle: str | None = None
+    dropping_particle: str | None = None
+    suffix: str | None = None
+    literal: bool = False
     orcid: str | None = None
     affiliation: str | None = None
 
@@ -62,6 +69,14 @@ class Work(BaseModel):
     oa_status: str | None = None
     oa_url: str | None = None
     cited_by_count: int | None = None
+    contributors: dict[str, list[Author]] = Field(
+        default_factory=dict, description="names in roles other than author, by CSL variable: editor, "
+        "translator, container-author, collection-editor, ...")
+    citekey: str | None = Field(default=None, description="the citation key (BibTeX key / CSL citation-key)")
+    extra: dict[str, Any] = Field(
+        default_factory=dict, description="every other field, kept for export: CSL variables by their CSL "
+        "name (ISBN, publisher-place, note, accessed, ...), BibTeX fields without a CSL variable under "
+        "'bibtex', the original BibTeX entry type under 'bibtex-type'")
     # Filled by the upstream parsers; adding a work stores them as citation edges. A stored Entry
     # never carries them (the list is empty): its references are the graph's edges (Library.related,
     # connect, graph_export).
@@ -91,6 +106,8 @@ class Work(BaseModel):
                 data[key] = list(dict.fromkeys(data[key] + value))
             elif key == "references":
                 data[key] = list(dict.fromkeys(data[key] + value))
+            elif key in ("contributors", "extra"):
+                data[key] = {**value, **data[key]}
             elif data.get(key) in (None, "", []):
                 data[key] = value
         return Work.model_validate(data)

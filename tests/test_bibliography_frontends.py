@@ -52,7 +52,7 @@ def test_mcp_import_export_resolve_and_notes(tmp_path):
     assert first["report"][0]["status"] == "added" and not first["report_truncated"]
     parsed = bibtexparser.parse_string(bib["text"])
     assert bib["count"] == len(parsed.entries) == 26 and not parsed.failed_blocks
-    assert csl["count"] == 1 and csl["items"][0]["id"] == "brittain2004perceptions"
+    assert csl["count"] == 1 and csl["items"][0]["id"] == "brittain2004"  # the key of the imported file
     assert ris["count"] >= 1 and ris["text"].startswith("TY  - ")
     assert resolved["answered_from"] == "library" and resolved["candidates"][0]["confidence"] == "exact"
     assert batch["results"][0]["candidates"][0]["in_library"]

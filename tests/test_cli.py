@@ -6,6 +6,8 @@ import os
 import subprocess
 import sys
 
+from doiget.store.migrate import HEAD
+
 
 def run(home, *args, stdin: str | None = None, env: dict[str, str] | None = None):
     env = {**os.environ, "DOIGET_HOME": str(home), **(env or {})}
@@ -57,7 +59,7 @@ def test_health_and_migrate(tmp_path):
     health = run(tmp_path / "new", "--json", "health")
     assert json.loads(health.stdout)["exists"] is False and not (tmp_path / "new").exists()
     migrate = json.loads(run(tmp_path / "new", "--json", "migrate").stdout)
-    assert (migrate["revision_before"], migrate["revision"]) == (None, "0005")
+    assert (migrate["revision_before"], migrate["revision"]) == (None, HEAD)
     assert json.loads(run(tmp_path / "new", "--json", "health").stdout)["status"] == "ok"
 
 

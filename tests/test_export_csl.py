@@ -32,7 +32,7 @@ def test_fields():
         title="Augmenting large language models with chemistry tools", venue="Nature Machine Intelligence",
         year=2024, published="2024-05-08", volume="6", issue="5", pages="525-535",
         publisher="Springer Science and Business Media LLC", abstract="Large language models ...",
-        authors=[Author.from_parts("M. Bran", "Andres"), Author(name="IBM Research", family="IBM Research")],
+        authors=[Author.from_parts("M. Bran", "Andres"), Author(name="IBM Research", literal=True)],
         url="https://doi.org/10.1038/s42256-024-00832-8",
     )
     (item,) = to_csl_json([work], keys=["bran2024"])

@@ -52,7 +52,7 @@ def test_ris_round_trip():
     records = read_ris(to_ris(works))
     for work, record in zip(works, records, strict=True):
         assert record.get("TI") == ([work.title] if work.title else None)
-        assert record.get("AU", []) == [f"{a.family}, {a.given}" if a.given else a.family for a in work.authors]
+        assert record.get("AU", []) == [f"{a.family}, {a.given}" if a.family and a.given else a.family or a.name for a in work.authors]
         assert record.get("PY") == ([str(work.year)] if work.year else None)
         assert record.get("DO") == ([work.doi] if work.doi else None)
         assert record.get("T2") == ([work.venue] if work.venue else None)

@@ -20,13 +20,13 @@ QUERIES = ["octopus", "cognition OR squid", "authors:mather", "tags:cephalopods"
 
 
 def _old_library(home):
-    """A library at revision 0002 with entries, authors, tags, notes and a stub, written by today's store code."""
+    """A library at revision 0004 (the previous head) with entries, authors, tags, notes and a stub, written by today's store code."""
     home.mkdir()
     reader, writer = open_engines(home / "library.sqlite3")
     config = migrate.alembic_config()
     with writer.begin() as conn:
         config.attributes["connection"] = conn
-        command.upgrade(config, "0002")
+        command.upgrade(config, "0004")
     with writer.begin() as conn:
         for i in range(40):
             entry_id = entry_store.upsert_work(conn, Work(
@@ -53,7 +53,7 @@ def test_upgrade_keeps_search_results_and_drops_the_text_copy(tmp_path):
     before = _old_library(tmp_path / "lib")
     assert all(before[q] for q in QUERIES if q != "ink") and before["ink"]
     with open_library(tmp_path / "lib") as lib:
-        assert (lib.store.revision_before, lib.store.revision) == ("0002", migrate.HEAD)
+        assert (lib.store.revision_before, lib.store.revision) == ("0004", migrate.HEAD)
         for query in QUERIES:
             assert [(h.id, pytest.approx(h.score)) for h in lib.search(query)] == [tuple(r) for r in before[query]]
         with lib.store.write() as conn:

@@ -52,12 +52,14 @@ def _render_export(result: dict[str, Any]) -> str:
 def cmd_import(args):
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    text = _read(args.file)
+    text = _read(args.file) if args.file == "-" else None
     with open_lib(args) as lib, Progress(TextColumn("importing"), BarColumn(), MofNCompleteColumn(),
                                          TimeElapsedColumn(), console=_stderr(), transient=True) as bar:
         task = bar.add_task("import", total=None)
-        result = lib.import_bibliography(text, args.format, tags=args.tags,
-                                         progress=lambda done, total: bar.update(task, completed=done, total=total))
+        source = Path(args.file) if args.file != "-" else text
+        result = lib.import_bibliography(source, args.format, tags=args.tags,
+                                         progress=lambda done, total: bar.update(task, completed=done, total=total),
+                                         overwrite=args.overwrite, attach_files=args.attach_files)
         if args.fetch and result["fetchable"]:
             result["fetch"] = _fetch_all(lib, result["fetchable"], bar)
         return result
@@ -82,20 +84,61 @@ def _stderr():
 
 
 def _render_import(r: dict[str, Any]) -> str:
-    lines = [f"{r['records']} records: {r['added']} added, {r['merged']} merged, {r['skipped']} skipped "
-             f"({r['entries']} entries, {r['seconds']} s); {len(r['fetchable'])} can be fetched"]
+    lines = [f"{r['records']} records: {r['added']} added, {r['merged']} merged, {r['skipped']} skipped, "
+             f"{r['conflicts']} with conflicts ({r['entries']} entries, {r['seconds']} s); "
+             f"{len(r['fetchable'])} can be fetched"]
+    if "attached" in r:
+        lines.append(f"attached {len(r['attached'])} PDF files")
     if "fetch" in r:
         lines.append(f"fetched: {json.dumps(r['fetch'])}")
-    notable = [row for row in r["report"] if row["status"] != "added" or row.get("problems")]
+    notable = [row for row in r["report"] if row["status"] != "added" or row.get("problems") or row.get("conflicts")]
     if notable:
         lines += ["", f"{'#':>5}  {'status':8} {'key':24} {'entry':>6}  reason"]
         for row in notable[:REPORT_ROWS_SHOWN]:
-            why = "; ".join(filter(None, [row.get("reason"), *row.get("problems", [])]))
+            conflicts = [c.get("reason") or f"{c['field']}: library {c['library']!r}, file {c['file']!r}"
+                         for c in row.get("conflicts", [])]
+            why = "; ".join(filter(None, [row.get("reason"), *conflicts, *row.get("problems", [])]))
             lines.append(f"{row['index']:>5}  {row['status']:8} {str(row.get('key') or '')[:24]:24} "
                          f"{row.get('id') or '':>6}  {why}")
         if len(notable) > REPORT_ROWS_SHOWN:
             lines.append(f"... {len(notable) - REPORT_ROWS_SHOWN} more (--json for the full report)")
     return "\n".join(lines)
+
+
+# ---- duplicates and keys ------------------------------------------------------------------
+def cmd_dedupe(args):
+    with open_lib(args) as lib:
+        return {"groups": lib.dedupe()}
+
+
+def _render_dedupe(r: dict[str, Any]) -> str:
+    if not r["groups"]:
+        return "no likely duplicates"
+    lines = []
+    for group in r["groups"]:
+        lines.append(f"{group['reason']}:")
+        lines += [f"  #{e['id']:<6} {e['citekey'] or '':28} {e['ref']:28} {e['title'] or '(untitled)'} "
+                  f"({e['year'] or 'n.d.'})" for e in group["entries"]]
+    return "\n".join(lines + ["merge with: doiget merge KEEP DROP"])
+
+
+def cmd_merge(args):
+    with open_lib(args) as lib:
+        outcome = lib.merge(args.keep, args.drop, force=args.force)
+    entry = outcome.pop("entry")
+    return {**outcome, "entry": {**entry.model_dump(mode="json", exclude_none=True), "ref": entry.ref_label}}
+
+
+def _render_merge(r: dict[str, Any]) -> str:
+    moved = ", ".join(f"{k}: {v if isinstance(v, int) else len(v)}" for k, v in r["moved"].items())
+    kept = f"; values that differed kept in extra.merged: {', '.join(r['differing'])}" if r["differing"] else ""
+    return f"merged #{r['merged']} into #{r['kept']} ({moved}){kept}"
+
+
+def cmd_citekey(args):
+    with open_lib(args) as lib:
+        entry = lib.set_citekey(args.ref, args.key)
+    return {"ref": entry.ref_label, "id": entry.id, "citekey": entry.citekey}
 
 
 # ---- citations ----------------------------------------------------------------------------
@@ -175,12 +218,26 @@ def register(command: Command) -> None:
     p.add_argument("--collection")
     p.add_argument("--query", help="export the best 100 hits of this search")
     p.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
-    p = command("import", cmd_import, _render_import, "import a CSL-JSON or BibTeX file ('-' reads stdin)")
+    p = command("import", cmd_import, _render_import, "import a CSL-JSON, BibTeX or RIS file ('-' reads stdin)")
     p.add_argument("file")
-    p.add_argument("--format", choices=("auto", "csl-json", "bibtex"), default="auto")
+    p.add_argument("--format", choices=("auto", "csl-json", "bibtex", "ris"), default="auto")
+    p.add_argument("--overwrite", action="store_true",
+                   help="replace fields the library already has (default: fill empty fields, report conflicts)")
+    p.add_argument("--attach-files", action="store_true",
+                   help="store the PDFs named by the records' file fields when those files exist")
     p.add_argument("--tag", dest="tags", action="append", default=[], help="tag every imported entry (repeatable)")
     p.add_argument("--fetch", action="store_true",
                    help="then fetch the open-access copies of the imported papers that have an identifier")
+    command("dedupe", cmd_dedupe, _render_dedupe,
+            "list likely duplicate entries (same DOI, or same title, year and first author)")
+    p = command("merge", cmd_merge, _render_merge, "merge entry DROP into entry KEEP (nothing is lost)")
+    p.add_argument("keep", metavar="KEEP")
+    p.add_argument("drop", metavar="DROP")
+    p.add_argument("--force", action="store_true", help="merge even when the two DOIs differ")
+    p = command("citekey", cmd_citekey, lambda r: f"{r['ref']}: {r['citekey']}",
+                "set an entry's citation key by hand")
+    p.add_argument("ref", metavar="REF")
+    p.add_argument("key", metavar="KEY")
     p = command("cite-resolve", cmd_cite_resolve, _render_candidates,
                 "find the DOI of a reference string (library first, then Crossref)")
     p.add_argument("citation")

@@ -8,10 +8,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import Any
 
 from pylatexenc.latexencode import UnicodeToLatexEncoder
 
 from doiget.formats.keys import citation_keys
+from doiget.formats.fields import BIB_NAME_FIELDS, BOOKTITLE_TYPES, CSL_DATE_TO_BIB, CSL_TO_BIB, CSL_TO_BIB_TYPE
+from doiget.formats.latex import untex
+from doiget.formats.names import to_bibtex_name
 from doiget.models import Author, Work
 
 _ASCII_SPECIALS = str.maketrans({
@@ -23,14 +27,10 @@ _NON_ASCII = UnicodeToLatexEncoder(
     unknown_char_policy="keep", unknown_char_warning=False,
 )
 
-ENTRY_TYPES = {
-    "article-journal": "article", "article-magazine": "article", "article-newspaper": "article",
-    "review": "article", "paper-conference": "inproceedings", "chapter": "incollection",
-    "entry-encyclopedia": "incollection", "entry-dictionary": "incollection", "book": "book",
-    "thesis": "phdthesis", "report": "techreport",
-}
-_CONTAINER_FIELD = {"article": "journal", "inproceedings": "booktitle", "incollection": "booktitle"}
-_PUBLISHER_FIELD = {"phdthesis": "school", "techreport": "institution"}
+_CONTAINER_FIELD = {"article": "journal", "periodical": "journal"}
+_PUBLISHER_FIELD = {"phdthesis": "school", "mastersthesis": "school", "thesis": "institution",
+                    "techreport": "institution", "report": "institution"}
+_BIB_NAME_OF_ROLE = {role: name for name, role in BIB_NAME_FIELDS.items()}
 # A capital after the first character marks an acronym or a brand name (DNA, PaperQA, iPhone, CO2);
 # surrounding punctuation stays outside the braces.
 _PROTECTED_WORD = re.compile(r"^(\W*)(\w\S*?[A-Z]\S*?)(\W*)$")
@@ -55,13 +55,11 @@ def _title(text: str) -> str:
 
 
 def _name(author: Author) -> str:
-    family = author.family or author.name
-    if not author.given:
-        # Braces keep an organisation ("Court of Arbitration for Sport") from being split into names.
-        return f"{{{latex_escape(family)}}}" if " " in family else latex_escape(family)
-    if " and " in family or "," in family:
-        family = f"{{{family}}}"
-    return f"{latex_escape(family)}, {latex_escape(author.given)}"
+    return to_bibtex_name(author, latex_escape)
+
+
+def _names(authors: Sequence[Author]) -> str:
+    return " and ".join(_name(a) for a in authors)
 
 
 def _verbatim(text: str) -> str:
@@ -70,44 +68,120 @@ def _verbatim(text: str) -> str:
 
 
 def entry_type(work: Work) -> str:
-    """The BibTeX entry type for ``work``; arXiv preprints without a venue become ``misc`` with ``eprint``."""
-    if work.type in ENTRY_TYPES and not (work.arxiv and not work.venue):
-        return ENTRY_TYPES[work.type]
+    """The BibTeX entry type for ``work``: the one its record had, else by its CSL type (a thesis whose
+    genre says master's is ``mastersthesis``); arXiv preprints without a venue become ``misc``."""
+    original = work.extra.get("bibtex-type")
+    if isinstance(original, str) and original:
+        return original
+    if work.type == "thesis" and "master" in str(work.extra.get("genre", "")).lower():
+        return "mastersthesis"
+    if work.type in CSL_TO_BIB_TYPE and not (work.arxiv and not work.venue):
+        return CSL_TO_BIB_TYPE[work.type]
     return "misc"
 
 
+def _title_fields(work: Work) -> list[tuple[str, str]]:
+    raw = work.extra.get("bibtex", {})
+    title = work.title or ""
+    subtitle = raw.get("subtitle")
+    if subtitle:
+        decoded = untex(subtitle)
+        if title.endswith(": " + decoded):
+            return [("title", _title(title[: -len(decoded) - 2])), ("subtitle", subtitle)]
+        if title == decoded:
+            return [("subtitle", subtitle)]
+    return [("title", _title(title))] if title else []
+
+
+def _date_fields(work: Work) -> list[tuple[str, str]]:
+    """``year`` plus ``month`` and ``day`` as numbers (read by BibTeX and biber alike)."""
+    if not work.year:
+        return []
+    parts = (work.published or "").split("-")[1:3] if (work.published or "").startswith(str(work.year)) else []
+    return [("year", str(work.year))] + [(name, str(int(p))) for name, p in zip(("month", "day"), parts)
+                                         if p.isdigit()]
+
+
 def _fields(work: Work, kind: str) -> list[tuple[str, str]]:
+    aliases = work.extra.get("bibtex-fields", {})
+    raw: dict[str, str] = dict(work.extra.get("bibtex", {}))
     fields: list[tuple[str, str]] = []
     if work.authors:
-        fields.append(("author", " and ".join(_name(a) for a in work.authors)))
-    if work.title:
-        fields.append(("title", _title(work.title)))
+        fields.append(("author", _names(work.authors)))
+    for role, people in work.contributors.items():
+        if role in _BIB_NAME_OF_ROLE and people:
+            fields.append((_BIB_NAME_OF_ROLE[role], _names(people)))
+    fields += _title_fields(work)
     if work.venue:
-        fields.append((_CONTAINER_FIELD.get(kind, "howpublished"), latex_escape(work.venue)))
-    if work.year:
-        fields.append(("year", str(work.year)))
-    for name, value in (("volume", work.volume), ("number", work.issue)):
-        if value:
-            fields.append((name, latex_escape(value)))
+        container = _CONTAINER_FIELD.get(kind) or ("booktitle" if kind in BOOKTITLE_TYPES else "howpublished")
+        fields.append((container, latex_escape(work.venue)))
+    fields += [f for f in _date_fields(work) if f[0] not in raw]
+    if work.volume:
+        fields.append(("volume", latex_escape(work.volume)))
+    if work.issue:
+        fields.append((aliases.get("issue", "number"), latex_escape(work.issue)))
+    for csl in ("number", "collection-number"):
+        if work.extra.get(csl):
+            fields.append(("number", latex_escape(str(work.extra[csl]))))
     if work.pages:
         fields.append(("pages", latex_escape(_PAGE_DASH.sub("--", work.pages.strip()))))
     if work.publisher:
-        fields.append((_PUBLISHER_FIELD.get(kind, "publisher"), latex_escape(work.publisher)))
+        fields.append((aliases.get("publisher") or _PUBLISHER_FIELD.get(kind, "publisher"),
+                       latex_escape(work.publisher)))
+    for csl, name in CSL_TO_BIB.items():
+        value = work.extra.get(csl)
+        if isinstance(value, (str, int, float)) and str(value).strip():
+            fields.append((aliases.get(csl, name), latex_escape(str(value))))
+    for csl, name in CSL_DATE_TO_BIB.items():
+        value = _csl_date_text(work.extra.get(csl))
+        if value:
+            fields.append((name, value))
     if work.doi:
         fields.append(("doi", _verbatim(work.doi)))
     if work.url:
         fields.append(("url", _verbatim(work.url)))
     if work.arxiv:
-        fields += [("eprint", work.arxiv), ("archivePrefix", "arXiv")]
+        fields += [("eprint", work.arxiv), ("archiveprefix", "arXiv")]
     fields += [(name, value) for name, value in (("pmid", work.pmid), ("pmcid", work.pmcid)) if value]
+    if work.language:
+        fields.append((aliases.get("language", "langid"), latex_escape(work.language)))
+    if getattr(work, "tags", None):
+        fields.append(("keywords", latex_escape(", ".join(work.tags))))
     if work.abstract:
         fields.append(("abstract", latex_escape(" ".join(work.abstract.split()))))
-    return fields
+    fields += [(name, value) for name, value in raw.items() if name != "subtitle" and _balanced(value)]
+    return list({name: (name, value) for name, value in reversed(fields)}.values())[::-1]
+
+
+def _csl_date_text(value: Any) -> str | None:
+    if not isinstance(value, dict):
+        return None
+    parts = (value.get("date-parts") or [[]])[0]
+    if parts and all(str(p).isdigit() for p in parts):
+        return "-".join(f"{int(p):02d}" if i else str(p) for i, p in enumerate(parts[:3]))
+    return value.get("raw") or value.get("literal")
+
+
+def _balanced(value: str) -> bool:
+    depth = 0
+    for char in value:
+        depth += (char == "{") - (char == "}")
+        if depth < 0:
+            return False
+    return depth == 0
+
+
+def entry_keys(works: Sequence[Work]) -> list[str]:
+    """Each work's stored citation key; works without one (not from the library) get generated keys
+    that do not collide with the stored ones."""
+    generated = iter(citation_keys([w for w in works if not w.citekey],
+                                   taken={w.citekey for w in works if w.citekey}))
+    return [work.citekey or next(generated) for work in works]
 
 
 def to_bibtex(works: Sequence[Work], keys: Sequence[str] | None = None) -> str:
-    """A .bib document with one entry per work; ``keys`` defaults to :func:`citation_keys`."""
-    keys = list(keys) if keys is not None else citation_keys(works)
+    """A .bib document with one entry per work; ``keys`` defaults to :func:`entry_keys`."""
+    keys = list(keys) if keys is not None else entry_keys(works)
     entries = []
     for work, key in zip(works, keys, strict=True):
         kind = entry_type(work)

@@ -1,12 +1,15 @@
 """CSL-JSON export (the citeproc input format read by pandoc, Zotero and citeproc-js)."""
 from __future__ import annotations
 
+import html
 import re
 from collections.abc import Sequence
 from typing import Any
 
-from doiget.formats.keys import citation_keys
-from doiget.models import Author, Work
+from doiget.formats.bibtex import entry_keys
+from doiget.formats.fields import CSL_NAME_VARIABLES
+from doiget.formats.names import to_csl_name
+from doiget.models import Work
 
 # The item types of CSL 1.0 (schemas/input/csl-data.json); "preprint" arrived only in CSL 1.1.
 CSL_TYPES = frozenset(
@@ -16,6 +19,18 @@ CSL_TYPES = frozenset(
     "paper-conference patent performance periodical personal_communication post post-weblog regulation "
     "report review review-book software song speech standard thesis treaty webpage".split()
 )
+# Every variable of a CSL 1.0.2 item (schemas/input/csl-data.json) other than names, which have their own table.
+CSL_VARIABLES = frozenset(
+    "DOI ISBN ISSN PMCID PMID URL abstract accessed annote archive archive-place archive_collection "
+    "archive_location authority available-date call-number categories chapter-number citation-key "
+    "citation-label citation-number collection-number collection-title container-title container-title-short "
+    "dimensions division edition event event-date event-place event-title first-reference-note-number genre "
+    "issue issued journalAbbreviation jurisdiction keyword language locator medium note number number-of-pages "
+    "number-of-volumes original-date original-publisher original-publisher-place original-title page "
+    "page-first part part-title printing publisher publisher-place references reviewed-genre reviewed-title "
+    "scale section shortTitle source status submitted supplement title title-short version volume volume-title "
+    "volume-title-short year-suffix".split())
+_HTML_TAG = re.compile(r"</?(?:i|b|em|strong|sup|sub|sc|span)(?:\s[^>]*)?>", re.I)
 _ISO_DATE = re.compile(r"^(\d{4})(?:-(\d{1,2}))?(?:-(\d{1,2}))?")
 
 
@@ -28,13 +43,9 @@ def csl_type(work: Work) -> str:
     return "article-journal" if work.venue else "document"
 
 
-def _name(author: Author) -> dict[str, str]:
-    if author.given:
-        return {"family": author.family or author.name, "given": author.given}
-    return {"literal": author.family or author.name}
-
-
 def _issued(work: Work) -> dict[str, Any] | None:
+    if _valid("issued", work.extra.get("issued")):
+        return work.extra["issued"]
     match = _ISO_DATE.match(work.published or "")
     if match:
         return {"date-parts": [[int(part) for part in match.groups() if part]]}
@@ -42,7 +53,8 @@ def _issued(work: Work) -> dict[str, Any] | None:
 
 
 def to_csl_item(work: Work, key: str) -> dict[str, Any]:
-    """One CSL-JSON item; fields without a CSL variable (arXiv, OpenAlex ids) go under ``custom``."""
+    """One CSL-JSON item. Variables kept in ``extra`` go back under their CSL name; what has no CSL
+    variable (arXiv and OpenAlex ids, BibTeX-only fields and entry type) goes under ``custom``."""
     item: dict[str, Any] = {"id": key, "citation-key": key, "type": csl_type(work)}
     simple = {
         "title": work.title, "container-title": work.venue, "volume": work.volume, "issue": work.issue,
@@ -50,20 +62,59 @@ def to_csl_item(work: Work, key: str) -> dict[str, Any]:
         "publisher": work.publisher, "abstract": work.abstract, "language": work.language,
     }
     item.update({name: value for name, value in simple.items() if value})
+    for name in ("title", "container-title"):
+        rich = work.extra.get(f"{name}-rich")
+        if isinstance(rich, str) and item.get(name) and _plain(rich) == item[name]:
+            item[name] = rich
     if work.authors:
-        item["author"] = [_name(a) for a in work.authors]
+        item["author"] = [to_csl_name(a) for a in work.authors]
+    for role, people in work.contributors.items():
+        if people and role in CSL_NAME_VARIABLES:
+            item[role] = [to_csl_name(a) for a in people]
     issued = _issued(work)
     if issued:
         item["issued"] = issued
-    custom = {kind: value for kind, value in (("arxiv", work.arxiv), ("openalex", work.openalex)) if value}
+    if getattr(work, "tags", None):
+        item["keyword"] = ", ".join(work.tags)
+    custom: dict[str, Any] = {kind: value for kind, value in (("arxiv", work.arxiv), ("openalex", work.openalex))
+                              if value}
+    for name, value in work.extra.items():
+        if name in CSL_VARIABLES and name not in item and _valid(name, value):
+            item[name] = value
+        elif not name.endswith("-rich") and (name not in CSL_VARIABLES or not _valid(name, value)):
+            custom[name] = value
     if custom:
         item["custom"] = custom
-    if work.arxiv and work.type in (None, "preprint", "article"):
+    if work.arxiv and work.type in (None, "preprint", "article") and "number" not in item:
         item["number"] = f"arXiv:{work.arxiv}"
     return item
 
 
+_DATE_VARIABLES = frozenset({"accessed", "available-date", "event-date", "issued", "original-date", "submitted"})
+
+
+def _valid(name: str, value: Any) -> bool:
+    """Whether ``value`` has the shape the CSL schema wants for variable ``name`` (a value kept from an
+    odd input that does not goes under ``custom`` instead, so the export still validates)."""
+    if name in _DATE_VARIABLES:
+        if not isinstance(value, dict):
+            return False
+        parts = value.get("date-parts")
+        if parts is None:
+            return any(isinstance(value.get(k), str) for k in ("raw", "literal"))
+        return (isinstance(parts, list) and 1 <= len(parts) <= 2 and all(
+            isinstance(p, list) and 1 <= len(p) <= 3 and all(isinstance(x, (str, int, float)) for x in p)
+            for p in parts))
+    if name == "categories":
+        return isinstance(value, list) and all(isinstance(v, str) for v in value)
+    return isinstance(value, (str, int, float)) and not isinstance(value, bool)
+
+
+def _plain(text: str) -> str:
+    return " ".join(html.unescape(_HTML_TAG.sub("", text)).split())
+
+
 def to_csl_json(works: Sequence[Work], keys: Sequence[str] | None = None) -> list[dict[str, Any]]:
-    """CSL-JSON items for ``works`` (``json.dumps`` the result); ``keys`` defaults to :func:`citation_keys`."""
-    keys = list(keys) if keys is not None else citation_keys(works)
+    """CSL-JSON items for ``works`` (``json.dumps`` the result); ``keys`` defaults to the stored ones."""
+    keys = list(keys) if keys is not None else entry_keys(works)
     return [to_csl_item(work, key) for work, key in zip(works, keys, strict=True)]

@@ -1,8 +1,10 @@
-"""Stable citation keys of the form ``authorYEARword`` (e.g. ``makris2014developing``)."""
+"""Citation keys in Better BibTeX's default form ``[auth:lower][shorttitle3_3][year]``
+(e.g. ``goodfellowDeepLearning2016``). A library entry gets its key once, when it is added, and
+keeps it (``entries.citekey``); these functions only make new ones."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from itertools import count, product
 from string import ascii_lowercase
 
@@ -21,24 +23,21 @@ def _slug(text: str) -> str:
 
 
 def _author_part(work: Work) -> str:
-    if not work.authors:
+    people = work.authors or work.contributors.get("editor") or []
+    if not people:
         return "anon"
-    first = work.authors[0]
+    first = people[0]
     return _slug(first.family or first.name) or "anon"
 
 
-def _title_word(work: Work) -> str:
-    for word in (work.title or "").split():
-        slug = _slug(word)
-        if slug and slug not in STOP_WORDS:
-            return slug
-    return ""
+def _title_words(work: Work) -> str:
+    words = [slug for slug in (_slug(w) for w in (work.title or "").split()) if slug and slug not in STOP_WORDS]
+    return "".join(w[:1].upper() + w[1:] for w in words[:3])
 
 
 def citation_key(work: Work) -> str:
-    """The undeduplicated key: first author's family name, year ("nd" if unknown), first significant title word."""
-    year = str(work.year) if work.year else "nd"
-    return f"{_author_part(work)}{year}{_title_word(work)}"
+    """The undeduplicated key: first author's family name, first three significant title words, year."""
+    return f"{_author_part(work)}{_title_words(work)}{work.year or ''}"
 
 
 def _suffixes() -> Iterator[str]:
@@ -47,17 +46,21 @@ def _suffixes() -> Iterator[str]:
             yield "".join(letters)
 
 
-def citation_keys(works: Sequence[Work]) -> list[str]:
-    """One unique key per work, in input order; a repeated key gets a, b, c ... from its second use on."""
-    bases = [citation_key(work) for work in works]
-    taken = set(bases)
-    seen: set[str] = set()
+def citation_keys(works: Sequence[Work], taken: Iterable[str] = ()) -> list[str]:
+    """One unique key per work, in input order, none of them in ``taken`` (compared case-insensitively,
+    as BibTeX does); a repeated key gets a, b, c ... from its second use on."""
+    used = {key.lower() for key in taken}
     keys = []
-    for base in bases:
-        key = base
-        if base in seen:
-            key = next(base + s for s in _suffixes() if base + s not in taken)
-        taken.add(key)
-        seen.add(base)
+    for work in works:
+        key = unique_key(citation_key(work), used)
+        used.add(key.lower())
         keys.append(key)
     return keys
+
+
+def unique_key(key: str, taken: set[str]) -> str:
+    """``key``, or ``key`` with the first free suffix a, b, ... when ``taken`` (lower-cased keys) has it."""
+    if key.lower() not in taken:
+        return key
+    return next(key + s for s in _suffixes() if (key + s).lower() not in taken)
+

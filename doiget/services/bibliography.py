@@ -1,13 +1,18 @@
 """Bibliography files into the library (import) and library entries out as BibTeX, CSL-JSON or RIS.
 
 Import keeps every record that has an identifier or a title, even without a DOI. Records are
-merged by canonical identifier, within the file and with the library (the file's fields replace
-the entry's, as :meth:`doiget.Library.add` does); records with no identifier are matched by title
-and year against entries that have none either, so importing a file twice adds nothing. New
-entries are written in chunks, one transaction each, through :mod:`doiget.store.bulk`.
+merged when :mod:`doiget.identity` says they are one work (same DOI; or a shared secondary id with
+no differing id and agreeing titles), within the file and with the library; an id shared with a
+record that is NOT the same work is set aside (``extra["conflicting-ids"]``) and reported. Merging
+into a library entry fills its empty fields and reports every field that differs, unless
+``overwrite`` (see :func:`merge_policy`). Records with no identifier are matched by title and year
+against entries that have none either, so importing a file twice adds nothing. New entries get
+their citation key once (the file's own when free). They are written in chunks, one transaction
+each, through :mod:`doiget.store.bulk`.
 """
 from __future__ import annotations
 
+import json
 import os
 import re
 import time
@@ -24,13 +29,17 @@ from doiget.formats.csl import to_csl_json
 from doiget.formats.importer import Format as ImportFormat
 from doiget.formats.importer import ImportRecord, parse_bibliography
 from doiget.formats.ris import to_ris
-from doiget.models import ID_FIELDS, Work
+from doiget.formats.keys import citation_key, unique_key
+from doiget.identity import Side, decide
+from doiget.models import ID_FIELDS, Entry, Work
 from doiget.services import checks, entries
 from doiget.services.session import Session
-from doiget.store import bulk
+from doiget.store import bulk, citekeys
+from doiget.store import dedupe as dedupe_store
 from doiget.store import entries as entry_store
 from doiget.store import organise as organise_store
 from doiget.store import search as search_store
+from doiget.store.names import name_signature, roles
 from doiget.store.store import Store
 from doiget.text import ascii_fold
 
@@ -74,19 +83,26 @@ class _Item:
     index: int
     work: Work
     tags: list[str]
+    inferred: frozenset[str] = frozenset()
+    files: list[str] = field(default_factory=list)
     duplicates: list[int] = field(default_factory=list)
     keys: list[tuple[str, str]] = field(default_factory=list)  # _keys(work), kept current by _group
     entry_id: int | None = None
-    merged_because: str | None = None  # set when the work was already in the library
+    merged: dict[str, Any] | None = None  # how it matched an entry already in the library
+
+    def side(self) -> Side:
+        return Side(self.work.ids(), self.work.title, self.inferred)
 
 
 def import_bibliography(store: Store, text_: str, format: ImportFormat = "auto", tags: Sequence[str] = (),
-                        progress: Progress | None = None) -> dict[str, Any]:
+                        progress: Progress | None = None, overwrite: bool = False) -> dict[str, Any]:
     """Parse ``text_`` and write its records to ``store``; see the module docstring for merging.
 
-    Returns counts (records, added, merged, skipped), ``report`` (one row per record, in file
-    order: index, key, status added / merged / skipped, id, ref, reason, problems), ``fetchable``
-    (refs of the imported entries that have an identifier and no PDF yet) and the rate.
+    Returns counts (records, added, merged, skipped, conflicts), ``report`` (one row per record, in
+    file order: index, key, citekey, status added / merged / skipped, id, ref, reason, matched
+    {id, entry_title, record_title}, conflicts [{field, library, file}], overwritten, problems),
+    ``fetchable`` (refs of the imported entries that have an identifier and no PDF yet), ``files``
+    (entry id -> attachment paths the records name) and the rate.
     """
     started = time.perf_counter()
     records = parse_bibliography(text_, format)
@@ -94,32 +110,39 @@ def import_bibliography(store: Store, text_: str, format: ImportFormat = "auto",
     items = _group(records, report)
     title_index = _title_index(store)
     tag_ids: dict[str, int] = {}
+    with store.read() as conn:
+        keys_taken = citekeys.taken(conn)
     for start in range(0, len(items), CHUNK_SIZE):
         with store.write() as conn:
-            _write_chunk(conn, items[start:start + CHUNK_SIZE], list(tags), title_index, tag_ids)
+            _write_chunk(conn, items[start:start + CHUNK_SIZE], list(tags), title_index, tag_ids, keys_taken,
+                         report, overwrite)
         if progress:
             progress(min(start + CHUNK_SIZE, len(items)), len(items))
     for item in items:
         ref = None if item.keys[0][0] == "title" else str(item.work.primary_ref())
-        report[item.index].update(status="merged" if item.merged_because else "added", id=item.entry_id, ref=ref,
-                                  reason=item.merged_because)
+        row = report[item.index]
+        row.update(status="merged" if item.merged else "added", id=item.entry_id, ref=ref)
+        if item.merged:
+            row.update(item.merged)
         for index in item.duplicates:
             report[index].update(status="merged", id=item.entry_id, ref=ref,
-                                 reason=f"same work as record {item.index} of this file")
+                                 reason=report[index]["reason"] or f"same work as record {item.index} of this file")
     seconds = time.perf_counter() - started
     counts = {status: sum(row["status"] == status for row in report) for status in ("added", "merged", "skipped")}
-    return {"records": len(records), **counts, "entries": len(items), "fetchable": _fetchable(store, items),
+    return {"records": len(records), **counts, "conflicts": sum(bool(row["conflicts"]) for row in report),
+            "entries": len(items), "fetchable": _fetchable(store, items),
+            "files": {item.entry_id: item.files for item in items if item.files},
             "seconds": round(seconds, 3), "records_per_second": round(len(records) / seconds) if seconds else None,
             "report": [{k: v for k, v in row.items() if v not in (None, [])} for row in report]}
 
 
 def _row(index: int, record: ImportRecord) -> dict[str, Any]:
-    return {"index": index, "key": record.key, "status": None, "id": None, "ref": None, "reason": None,
-            "problems": list(record.problems)}
+    return {"index": index, "key": record.key, "citekey": None, "status": None, "id": None, "ref": None,
+            "reason": None, "matched": None, "conflicts": [], "overwritten": [], "problems": list(record.problems)}
 
 
 def _keys(work: Work) -> list[tuple[str, str]]:
-    """What makes two records the same work: any shared identifier, else the same title and year."""
+    """What makes two records candidates for one work: any shared identifier, else the same title and year."""
     ids = work.ids()
     if ids:
         return list(ids.items())
@@ -130,8 +153,19 @@ def _title_key(title: str | None, year: int | None) -> str:
     return " ".join(re.findall(r"[a-z0-9]+", ascii_fold(title or "").lower())) + f"|{year or ''}"
 
 
+def _without(work: Work, kinds: Sequence[str]) -> Work:
+    """``work`` with the identifiers ``kinds`` moved to ``extra["conflicting-ids"]`` (kept, not stored as ids)."""
+    moved = {kind: getattr(work, kind) for kind in kinds if getattr(work, kind)}
+    if not moved:
+        return work
+    extra = {**work.extra, "conflicting-ids": {**work.extra.get("conflicting-ids", {}), **moved}}
+    return work.model_copy(update={**{kind: None for kind in moved}, "extra": extra})
+
+
 def _group(records: list[ImportRecord], report: list[dict[str, Any]]) -> list[_Item]:
-    """Items to write, one per distinct work, in file order; skipped records are marked in ``report``."""
+    """Items to write, one per distinct work, in file order; skipped records are marked in ``report``.
+    A record joins an earlier one only when :func:`doiget.identity.decide` says they are one work;
+    an identifier it shares with a record it is not joined to is set aside and reported."""
     items: list[_Item] = []
     owner: dict[tuple[str, str], _Item] = {}
     for index, record in enumerate(records):
@@ -140,22 +174,55 @@ def _group(records: list[ImportRecord], report: list[dict[str, Any]]) -> list[_I
             report[index].update(status="skipped", reason="no identifier and no title")
             continue
         tags = _keyword_tags(record.tags, report[index]["problems"])
-        same = list({id(owner[k]): owner[k] for k in _keys(work) if k in owner}.values())
-        if not same:
-            item = _Item(index, work, tags)
+        candidates = list({id(owner[k]): owner[k] for k in _keys(work) if k in owner}.values())
+        side = Side(work.ids(), work.title, frozenset(record.inferred))
+        target, refused = None, []
+        for candidate in candidates:
+            if candidate.keys[0][0] == "title":
+                target = candidate
+                break
+            decision = decide(candidate.side(), side)
+            if decision.same and target is None:
+                target = candidate
+                report[index].update(reason=f"same work as record {candidate.index} of this file ({decision.reason})",
+                                     matched=_matched(decision.matched, work, candidate.work))
+            elif not decision.same:
+                refused.append((candidate, decision))
+        if refused:
+            clashing = [kind for candidate, _ in refused for kind, value in candidate.keys
+                        if kind != "title" and getattr(work, kind) == value]
+            work = _without(work, clashing)
+            for candidate, decision in refused:
+                report[index]["conflicts"].append({
+                    "record": candidate.index, "reason": f"not merged: {decision.reason}",
+                    "title": candidate.work.title, "record_title": record.work.title,
+                    "ids_set_aside": {k: v for k, v in record.work.ids().items() if k in clashing}})
+        if target is None:
+            item = _Item(index, work, tags, frozenset(record.inferred), list(record.files))
             items.append(item)
         else:
-            item, *others = same
+            item = target
             item.work, item.tags = item.work.merged(work), item.tags + tags
+            item.inferred = item.inferred & frozenset(record.inferred)
+            item.files += record.files
             item.duplicates.append(index)
-            for other in others:  # this record joins two groups (e.g. one by DOI, one by arXiv id)
-                item.work, item.tags = item.work.merged(other.work), item.tags + other.tags
-                item.duplicates += [other.index, *other.duplicates]
-                items.remove(other)
-                owner.update({key: item for key, held in owner.items() if held is other})
+            if record.key and record.key != item.work.citekey:
+                _alias_key(item.work, record.key)
         item.keys = _keys(item.work)
-        owner.update({key: item for key in item.keys})
+        owner.update({key: item for key in item.keys if key not in owner})
     return items
+
+
+def _alias_key(work: Work, key: str) -> None:
+    """Keep ``key`` as an alias of the entry (biblatex's ``ids`` field: ``\\cite{key}`` keeps working)."""
+    bibtex = work.extra.setdefault("bibtex", {})
+    aliases = [k for k in bibtex.get("ids", "").split(",") if k.strip()]
+    bibtex["ids"] = ",".join(dict.fromkeys([*aliases, key]))
+
+
+def _matched(kind: str | None, record: Work, other: Work) -> dict[str, Any]:
+    return {"id": f"{kind}:{getattr(record, kind)}" if kind else None, "entry_title": other.title,
+            "record_title": record.title}
 
 
 def _keyword_tags(keywords: list[str], problems: list[str]) -> list[str]:
@@ -174,7 +241,8 @@ def _title_index(store: Store) -> dict[str, int]:
 
 
 def _write_chunk(conn: Connection, items: list[_Item], extra_tags: list[str], title_index: dict[str, int],
-                 tag_ids: dict[str, int]) -> None:
+                 tag_ids: dict[str, int], keys_taken: set[str], report: list[dict[str, Any]],
+                 overwrite: bool) -> None:
     known: dict[tuple[str, str], int] = {}
     for kind in ID_FIELDS:
         values = [value for item in items for key_kind, value in item.keys if key_kind == kind]
@@ -182,33 +250,139 @@ def _write_chunk(conn: Connection, items: list[_Item], extra_tags: list[str], ti
     missing = list({name.lower(): name for item in items for name in item.tags + extra_tags
                     if name.lower() not in tag_ids}.values())
     tag_ids.update({name.lower(): tag_id for name, tag_id in zip(missing, entry_store.tag_ids(conn, missing))})
-    new, updates, clusters = [], [], []
+    candidates = {entry_id for entry_id in known.values()}
+    stored = {entry.id: entry for entry in entry_store.load(conn, candidates)} if candidates else {}
+    new, updates = [], []
     for item in items:
-        matches = {known[key] for key in item.keys if key in known}
         kind, key = item.keys[0]
-        if len(matches) == 1:
-            item.entry_id = matches.pop()
-            updates.append(item)
-        elif matches:  # its identifiers are on several entries: upsert_work merges them into one
-            clusters.append(item)
+        matches = list(dict.fromkeys(known[k] for k in item.keys if k in known))
+        target = None
+        for entry_id in matches:
+            entry = stored[entry_id]
+            decision = decide(Side(entry.ids(), entry.title), item.side())
+            if decision.same and target is None:
+                target = entry
+                item.merged = {"reason": f"matches entry #{entry_id} of the library ({decision.reason})",
+                               "matched": _matched(decision.matched, item.work, entry)}
+            elif not decision.same:
+                clashing = [k for k, v in entry.ids().items() if getattr(item.work, k) == v]
+                item.work = _without(item.work, clashing)
+                report[item.index]["conflicts"].append({
+                    "entry": entry_id, "reason": f"not merged: {decision.reason}", "title": entry.title,
+                    "record_title": item.work.title, "ids_set_aside": {k: entry.ids()[k] for k in clashing}})
+        if target is not None:
+            item.entry_id = target.id
+            updates.append((item, target))
         elif kind == "title" and key in title_index:
             item.entry_id = title_index[key]
-            item.merged_because = "same title and year as an entry of the library without identifiers"
+            item.merged = {"reason": "same title and year as an entry of the library without identifiers"}
         else:
+            if not item.work.title and not item.work.ids():
+                item.work = item.work.model_copy(update={"title": report[item.index].get("key") or "Untitled"})
             new.append(item)
-    bulk.update_works(conn, [(item.entry_id, item.work) for item in updates])
-    for item in clusters:
-        item.entry_id = entry_store.upsert_work(conn, item.work)
-    for item in updates + clusters:
-        item.merged_because = "shares an identifier with an entry of the library"
+    column_updates, name_updates = [], []
+    for item, entry in updates:
+        values, names = merge_policy(entry, item.work, overwrite, report[item.index])
+        if values:
+            column_updates.append((entry.id, values))
+        if names:
+            name_updates.append((entry.id, item.work))
+        report[item.index]["citekey"] = values.get("citekey", entry.citekey)
+    bulk.update_works(conn, column_updates, name_updates)
+    for item in new:
+        item.work = item.work.model_copy(update={"citekey": _new_key(item, keys_taken, report[item.index])})
     entry_ids = bulk.insert_works(conn, [item.work for item in new],
                                   [_tag_ids(item, extra_tags, tag_ids) for item in new])
     for item, entry_id in zip(new, entry_ids):
         item.entry_id = entry_id
         if item.keys[0][0] == "title":
             title_index[item.keys[0][1]] = entry_id
-    bulk.add_tags(conn, [(item.entry_id, tag_id) for item in items if item.merged_because
+    bulk.add_tags(conn, [(item.entry_id, tag_id) for item in items if item.merged
                          for tag_id in _tag_ids(item, extra_tags, tag_ids)])
+
+
+def _new_key(item: _Item, taken: set[str], row: dict[str, Any]) -> str:
+    """The entry's citation key: the record's own when free, else with a suffix (and a warning);
+    generated when the record has none."""
+    own = item.work.citekey if item.work.citekey and citekeys.VALID_KEY.match(item.work.citekey) else None
+    if item.work.citekey and not own:
+        row["problems"].append(f"key {item.work.citekey!r} is not usable in BibTeX; a key was generated")
+    key = unique_key(own or citation_key(item.work), taken)
+    if own and key != own:
+        row["problems"].append(f"key {own!r} is already used in the library; this entry's key is {key!r}")
+    taken.add(key.lower())
+    row["citekey"] = key
+    return key
+
+
+_POLICY_COLUMNS = tuple(c for c in entry_store.SCALAR_FIELDS if c not in ("oa_status", "oa_url", "cited_by_count"))
+
+
+def merge_policy(entry: Entry, work: Work, overwrite: bool, row: dict[str, Any]) -> tuple[dict[str, Any], bool]:
+    """What importing ``work`` onto library ``entry`` changes: ``({column: value}, names replaced?)``.
+
+    Empty fields of the entry are filled; a field that differs is reported in ``row["conflicts"]``
+    and left alone, unless ``overwrite`` (then it is replaced and listed in ``row["overwritten"]``).
+    A stub (known only as a citation) has no user data and takes the record's fields. Identifiers
+    the entry lacks are added; ``extra`` keys merge the same way as fields.
+    """
+    replace = overwrite or entry.is_stub
+    values: dict[str, Any] = {}
+
+    def consider(name: str, stored: Any, incoming: Any, value: Any = None) -> bool:
+        if incoming in (None, "", [], {}) or stored == incoming:
+            return False
+        if stored in (None, "", [], {}):
+            return True
+        if replace:
+            row["overwritten"].append(name)
+            return True
+        row["conflicts"].append({"field": name, "library": _shown(stored), "file": _shown(incoming)})
+        return False
+
+    for column in ID_FIELDS:
+        if getattr(work, column) and not getattr(entry, column):
+            values[column] = getattr(work, column)
+    for column in _POLICY_COLUMNS:
+        if consider(column, getattr(entry, column), getattr(work, column)):
+            values[column] = getattr(work, column)
+    extra = dict(entry.extra)
+    for name, value in work.extra.items():
+        if name == "bibtex" and isinstance(value, dict):
+            merged = dict(extra.get("bibtex", {}))
+            for field_name, field_value in value.items():
+                if consider(f"bibtex.{field_name}", merged.get(field_name), field_value):
+                    merged[field_name] = field_value
+            extra["bibtex"] = merged
+        elif consider(name, extra.get(name), value):
+            extra[name] = value
+    if extra != entry.extra:
+        values["extra"] = entry_store.dump_extra(extra)
+    names = False
+    if name_signature(work) and name_signature(work) != name_signature(entry):
+        stored_roles = {role for role, _ in roles(entry)}
+        names = not stored_roles or replace
+        if stored_roles and not replace:
+            row["conflicts"].append({"field": "names", "library": [a.name for a in entry.authors],
+                                     "file": [a.name for a in work.authors]})
+        elif stored_roles:
+            row["overwritten"].append("names")
+    if work.citekey and entry.citekey and work.citekey.lower() != entry.citekey.lower():
+        row["problems"].append(f"entry keeps its key {entry.citekey!r}; the file's key {work.citekey!r} "
+                               "is kept as an alias (biblatex ids)")
+        bibtex = dict(json.loads(values["extra"]).get("bibtex", {}) if "extra" in values else extra.get("bibtex", {}))
+        aliases = [k for k in bibtex.get("ids", "").split(",") if k.strip()]
+        if work.citekey not in aliases:
+            bibtex["ids"] = ",".join([*aliases, work.citekey])
+            values["extra"] = entry_store.dump_extra({**extra, "bibtex": bibtex})
+    sources = list(dict.fromkeys(entry.sources + work.sources))
+    if sources != entry.sources or (entry.is_stub and not values):
+        values["sources"] = json.dumps(sources)
+    return values, names
+
+
+def _shown(value: Any) -> Any:
+    return value if not isinstance(value, str) or len(value) <= 200 else value[:197] + "..."
 
 
 def _tag_ids(item: _Item, extra_tags: list[str], tag_ids: dict[str, int]) -> set[int]:
@@ -216,12 +390,36 @@ def _tag_ids(item: _Item, extra_tags: list[str], tag_ids: dict[str, int]) -> set
 
 
 def _fetchable(store: Store, items: list[_Item]) -> list[str]:
-    with_ids = [item for item in items if item.keys[0][0] != "title"]
+    with_ids = [item for item in items if item.keys[0][0] != "title" and item.work.ids()]
     with store.read() as conn:
         with_pdf = {entry_id for (entry_id,) in bulk.rows_for(
             conn, "SELECT DISTINCT entry_id FROM artefacts WHERE kind = 'pdf' AND entry_id IN :ids",
             [item.entry_id for item in with_ids])}
     return [str(item.work.primary_ref()) for item in with_ids if item.entry_id not in with_pdf]
+
+
+def existing_pdfs(files: dict[int, list[str]], base: Path) -> list[tuple[int, Path]]:
+    """``(entry id, path)`` for each attachment a record names that exists as a PDF file. Reads Zotero's
+    and Mendeley's ``description:path:mime`` form, JabRef's escaped colons and plain paths; relative
+    paths are taken from ``base``."""
+    found = []
+    for entry_id, values in files.items():
+        for value in values:
+            for candidate in _file_candidates(value):
+                path = Path(candidate).expanduser()
+                path = path if path.is_absolute() else base / path
+                if path.suffix.lower() == ".pdf" and path.is_file():
+                    found.append((entry_id, path))
+                    break
+    return found
+
+
+def _file_candidates(value: str) -> list[str]:
+    text = value.strip().replace("\\:", "\0")
+    parts = [p.replace("\0", ":") for p in text.split(":")]
+    whole = text.replace("\0", ":")
+    return [whole] + ([parts[1]] if len(parts) >= 3 else []) + (
+        [":".join(parts[1:-1])] if len(parts) > 3 else [])
 
 
 # ---- the façade's bibliography calls ---------------------------------------------------------
@@ -246,13 +444,55 @@ def export(lib: Session, format: str = "bibtex", refs: list[checks.RefLike] | No
 
 
 def import_document(lib: Session, text_or_path: str | os.PathLike[str], format: str = "auto",
-                    tags: list[str] | None = None, progress: Progress | None = None) -> dict[str, Any]:
+                    tags: list[str] | None = None, progress: Progress | None = None, *, overwrite: bool = False,
+                    attach_files: bool = False) -> dict[str, Any]:
     """Import a bibliography given as text or as a path (see :meth:`doiget.Library.import_bibliography`)."""
+    from doiget.services import artefacts
+
     lib.config.require("write")
     names = [checks.name(t, "tag") for t in tags or []]
+    base = Path.cwd()
     if isinstance(text_or_path, os.PathLike):
+        base = Path(text_or_path).resolve().parent
         try:
             text_or_path = Path(text_or_path).read_text(encoding="utf-8-sig")
         except (OSError, UnicodeDecodeError) as exc:
             raise DoigetError(ErrorCode.INVALID_INPUT, f"cannot read {text_or_path}: {exc}") from exc
-    return import_bibliography(lib.store, text_or_path, format, names, progress)
+    result = import_bibliography(lib.store, text_or_path, format, names, progress, overwrite)
+    files = result.pop("files")
+    if attach_files:
+        result["attached"] = []
+        for entry_id, path in existing_pdfs(files, base):
+            outcome = artefacts.add_pdf(lib, path, entry_id)
+            result["attached"].append({"id": entry_id, "path": str(path), "sha256": outcome["sha256"],
+                                       "duplicate": outcome["duplicate"]})
+    return result
+
+
+def set_citekey(lib: Session, ref: checks.RefLike, key: str) -> Entry:
+    """Give an entry the citation key ``key`` (see :meth:`doiget.Library.set_citekey`)."""
+    lib.config.require("write")
+    with lib.store.write() as conn:
+        entry_id = entry_store.require_id(conn, checks.entry_ref(ref))
+        citekeys.set_key(conn, entry_id, key)
+        return entry_store.load(conn, [entry_id])[0]
+
+
+def dedupe(lib: Session) -> list[dict[str, Any]]:
+    """Likely duplicate entries (see :meth:`doiget.Library.dedupe`)."""
+    with lib.store.read() as conn:
+        groups = dedupe_store.likely_duplicates(conn)
+        shown = {e.id: e for e in entry_store.load(conn, [i for g in groups for i in g["ids"]])}
+    return [{"reason": g["reason"], "entries": [
+        {"id": i, "ref": shown[i].ref_label, "citekey": shown[i].citekey, "title": shown[i].title,
+         "year": shown[i].year} for i in g["ids"]]} for g in groups]
+
+
+def merge(lib: Session, keep: checks.RefLike, drop: checks.RefLike, *, force: bool = False) -> dict[str, Any]:
+    """Merge entry ``drop`` into ``keep`` (see :meth:`doiget.Library.merge`)."""
+    lib.config.require("write")
+    with lib.store.write() as conn:
+        keep_id = entry_store.require_id(conn, checks.entry_ref(keep))
+        drop_id = entry_store.require_id(conn, checks.entry_ref(drop))
+        outcome = dedupe_store.merge(conn, keep_id, drop_id, force=force)
+        return {**outcome, "entry": entry_store.load(conn, [keep_id])[0]}

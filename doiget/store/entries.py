@@ -2,16 +2,16 @@
 from __future__ import annotations
 
 import json
-import re
-import unicodedata
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 
 from sqlalchemy import Connection, bindparam, text
 
 from doiget.errors import DoigetError, ErrorCode
-from doiget.models import ID_FIELDS, Artefact, Author, Entry, Work
+from doiget.models import ID_FIELDS, Artefact, Entry, Work
 from doiget.refs import Ref
+from doiget.store import citekeys
+from doiget.store.names import author_key, read_names, replace_names, write_names  # noqa: F401 - author_key re-exported
 from doiget.store.store import now
 
 SCALAR_FIELDS = ("title", "abstract", "venue", "year", "published", "type", "publisher", "volume", "issue",
@@ -55,15 +55,15 @@ def upsert_work(conn: Connection, work: Work, *, stub: bool = False) -> int:
     if not matches:
         values = {column: getattr(work, column) for column in _COLUMNS}
         values.update(is_stub=int(stub), sources=json.dumps(work.sources), created_at=timestamp,
-                      updated_at=timestamp)
+                      updated_at=timestamp, citekey=citekeys.new_key(conn, work), extra=dump_extra(work.extra))
         columns = ", ".join(values)
         entry_id = conn.execute(text(f"INSERT INTO entries ({columns}) VALUES "
                                      f"({', '.join(':' + c for c in values)}) RETURNING id"), values).scalar_one()
-        _set_authors(conn, entry_id, work.authors)
+        write_names(conn, [(entry_id, work)])
         return entry_id
     keep, *others = sorted(matches)
     for other in others:
-        _merge_into(conn, keep, other)
+        merge_into(conn, keep, other)
     row = conn.execute(text("SELECT * FROM entries WHERE id = :id"), {"id": keep}).mappings().one()
     existing_stub = bool(row["is_stub"])
     fill_only = stub and not existing_stub
@@ -76,16 +76,43 @@ def upsert_work(conn: Connection, work: Work, *, stub: bool = False) -> int:
             updates[column] = value
     sources = list(dict.fromkeys(json.loads(row["sources"]) + work.sources))
     updates.update(sources=json.dumps(sources), is_stub=int(existing_stub and stub), updated_at=timestamp)
+    stored_extra = load_extra(row["extra"])
+    if work.extra and any(k not in stored_extra for k in work.extra):
+        updates["extra"] = dump_extra({**work.extra, **stored_extra} if fill_only else {**stored_extra, **work.extra})
+    if row["citekey"] is None:
+        updates["citekey"] = citekeys.new_key(conn, work)
     conn.execute(text(f"UPDATE entries SET {', '.join(f'{c} = :{c}' for c in updates)} WHERE id = :id"),
                  {**updates, "id": keep})
     has_authors = conn.execute(text("SELECT 1 FROM entry_authors WHERE entry_id = :id LIMIT 1"),
                                {"id": keep}).scalar()
-    if work.authors and (not has_authors or not fill_only):
-        _set_authors(conn, keep, work.authors)
+    if (work.authors or work.contributors) and (not has_authors or not fill_only):
+        replace_names(conn, [(keep, work)])
     return keep
 
 
-def _merge_into(conn: Connection, keep: int, drop: int) -> None:
+def _move_names(conn: Connection, keep: int, drop: int) -> None:
+    """Give ``keep`` the names of ``drop`` in the roles ``keep`` has none of."""
+    held = {role for (role,) in conn.execute(text("SELECT DISTINCT role FROM entry_authors WHERE entry_id = :k"),
+                                             {"k": keep})}
+    offset = conn.execute(text("SELECT coalesce(max(position), -1) + 1 FROM entry_authors WHERE entry_id = :k"),
+                          {"k": keep}).scalar_one()
+    roles = [r for (r,) in conn.execute(text("SELECT DISTINCT role FROM entry_authors WHERE entry_id = :d"),
+                                        {"d": drop}) if r not in held]
+    for role in roles:
+        conn.execute(text("UPDATE entry_authors SET entry_id = :k, position = position + :o "
+                          "WHERE entry_id = :d AND role = :r"), {"k": keep, "o": offset, "d": drop, "r": role})
+
+
+def dump_extra(extra: dict) -> str | None:
+    """The ``extra`` column's text: JSON, or NULL when there is nothing."""
+    return json.dumps(extra, ensure_ascii=False, sort_keys=True) if extra else None
+
+
+def load_extra(value: str | None) -> dict:
+    return json.loads(value) if value else {}
+
+
+def merge_into(conn: Connection, keep: int, drop: int) -> None:
     """Move everything attached to entry ``drop`` onto ``keep`` and fill ``keep``'s empty fields."""
     for table, column in (("entry_tags", "entry_id"), ("collection_entries", "entry_id"),
                           ("citations", "citing_id"), ("citations", "cited_id"), ("graph_expansions", "entry_id")):
@@ -102,33 +129,21 @@ def _merge_into(conn: Connection, keep: int, drop: int) -> None:
     conn.execute(text("UPDATE chunks SET entry_id = :keep WHERE entry_id = :drop "
                       "AND artefact_id IN (SELECT id FROM artefacts WHERE entry_id = :keep)"),
                  {"keep": keep, "drop": drop})
+    _move_names(conn, keep, drop)
     dropped = conn.execute(text("SELECT * FROM entries WHERE id = :id"), {"id": drop}).mappings().one()
+    kept = conn.execute(text("SELECT citekey, extra FROM entries WHERE id = :id"), {"id": keep}).mappings().one()
     conn.execute(text("DELETE FROM entries WHERE id = :id"), {"id": drop})
+    extra = {**load_extra(dropped["extra"]), **load_extra(kept["extra"])}
+    if dropped["citekey"] and kept["citekey"]:  # biblatex's ``ids``: the old key still cites the entry
+        bibtex = dict(extra.get("bibtex", {}))
+        aliases = [k for k in (bibtex.get("ids", "").split(",") + [dropped["citekey"]]) if k.strip()]
+        extra["bibtex"] = {**bibtex, "ids": ",".join(dict.fromkeys(k.strip() for k in aliases))}
+    conn.execute(text("UPDATE entries SET extra = :x, citekey = coalesce(citekey, :k) WHERE id = :id"),
+                 {"x": dump_extra(extra), "k": dropped["citekey"], "id": keep})
     fills = {c: dropped[c] for c in _COLUMNS if dropped[c] not in (None, "")}
     if fills:
         conn.execute(text(f"UPDATE entries SET {', '.join(f'{c} = coalesce({c}, :{c})' for c in fills)} "
                           "WHERE id = :id"), {**fills, "id": keep})
-
-
-def author_key(author: Author) -> str:
-    if author.orcid:
-        return "orcid:" + author.orcid.rsplit("/", 1)[-1].upper()
-    folded = unicodedata.normalize("NFKD", author.name).encode("ascii", "ignore").decode() or author.name
-    return "name:" + re.sub(r"\s+", " ", folded).strip().lower()
-
-
-def _set_authors(conn: Connection, entry_id: int, authors: Sequence[Author]) -> None:
-    conn.execute(text("DELETE FROM entry_authors WHERE entry_id = :id"), {"id": entry_id})
-    for position, author in enumerate(authors):
-        key = author_key(author)
-        conn.execute(text("INSERT OR IGNORE INTO authors (key, name, family, given, orcid) "
-                          "VALUES (:key, :name, :family, :given, :orcid)"),
-                     {"key": key, "name": author.name, "family": author.family, "given": author.given,
-                      "orcid": author.orcid})
-        author_id = conn.execute(text("SELECT id FROM authors WHERE key = :key"), {"key": key}).scalar_one()
-        conn.execute(text("INSERT INTO entry_authors (entry_id, position, author_id, affiliation) "
-                          "VALUES (:e, :p, :a, :aff)"),
-                     {"e": entry_id, "p": position, "a": author_id, "aff": author.affiliation})
 
 
 def load(conn: Connection, entry_ids: Iterable[int]) -> list[Entry]:
@@ -140,13 +155,7 @@ def load(conn: Connection, entry_ids: Iterable[int]) -> list[Entry]:
     rows = {r["id"]: r for r in conn.execute(
         text("SELECT * FROM entries WHERE id IN :ids").bindparams(bindparam("ids", expanding=True)),
         expanding).mappings()}
-    authors: dict[int, list[Author]] = defaultdict(list)
-    for r in conn.execute(text(
-            "SELECT ea.entry_id, a.name, a.family, a.given, a.orcid, ea.affiliation FROM entry_authors ea "
-            "JOIN authors a ON a.id = ea.author_id WHERE ea.entry_id IN :ids ORDER BY ea.entry_id, ea.position"
-    ).bindparams(bindparam("ids", expanding=True)), expanding).mappings():
-        authors[r["entry_id"]].append(Author(name=r["name"], family=r["family"], given=r["given"],
-                                             orcid=r["orcid"], affiliation=r["affiliation"]))
+    names = read_names(conn, ids)
     tags = _grouped(conn, "SELECT et.entry_id, t.name FROM entry_tags et JOIN tags t ON t.id = et.tag_id "
                           "WHERE et.entry_id IN :ids ORDER BY t.name", ids)
     collections = _grouped(conn, "SELECT ce.entry_id, c.name FROM collection_entries ce JOIN collections c "
@@ -165,7 +174,9 @@ def load(conn: Connection, entry_ids: Iterable[int]) -> list[Entry]:
         if row is None:
             continue
         entries.append(Entry(
-            id=entry_id, **{c: row[c] for c in _COLUMNS}, authors=authors[entry_id],
+            id=entry_id, **{c: row[c] for c in _COLUMNS}, authors=names[entry_id].get("author", []),
+            contributors={r: p for r, p in names[entry_id].items() if r != "author"},
+            citekey=row["citekey"], extra=load_extra(row["extra"]),
             sources=json.loads(row["sources"]), tags=tags[entry_id], collections=collections[entry_id],
             annotation=annotations.get(entry_id), has_pdf=any(a.kind == "pdf" for a in artefacts[entry_id]),
             is_stub=bool(row["is_stub"]), artefacts=artefacts[entry_id], created_at=row["created_at"],

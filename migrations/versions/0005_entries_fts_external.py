@@ -10,13 +10,13 @@ link tables keep the index exact, and triggers name their columns, so columns ad
 later are ignored.
 
 Revision ID: 0005
-Revises: 0002
+Revises: 0004
 Create Date: 2026-12-03
 """
 from alembic import context, op
 
 revision = "0005"
-down_revision = "0002"
+down_revision = "0004"
 branch_labels = None
 depends_on = None
 

@@ -43,8 +43,10 @@ class ExportParams(Params):
 
 class ImportParams(Params):
     content: Annotated[str, Field(min_length=1, max_length=MAX_IMPORT_CHARS,
-                                  description="the bibliography file's text (CSL-JSON or BibTeX), not a path")]
-    format: Annotated[Literal["auto", "csl-json", "bibtex"], Field(max_length=8)] = "auto"
+                                  description="the bibliography file's text (CSL-JSON, BibTeX or RIS), not a path")]
+    format: Annotated[Literal["auto", "csl-json", "bibtex", "ris"], Field(max_length=8)] = "auto"
+    overwrite: Annotated[bool, Field(description="replace fields an entry already has; default false: only "
+                                     "empty fields are filled and differences are reported as conflicts")] = False
     tags: Annotated[list[TagName], Field(max_length=20, description="tags for every imported entry")] = []
 
 
@@ -105,7 +107,7 @@ def _exporter(format: str):
 
 
 def _import(lib: LibraryAccess, p: ImportParams) -> dict[str, Any]:
-    result = lib.get().import_bibliography(p.content, p.format, tags=p.tags)
+    result = lib.get().import_bibliography(p.content, p.format, tags=p.tags, overwrite=p.overwrite)
     report, fetchable = result.pop("report"), result.pop("fetchable")
     # Rows that need attention first: a long import's added rows matter least.
     report.sort(key=lambda row: (row["status"] == "added", row["index"]))
@@ -181,19 +183,22 @@ BIBLIOGRAPHY_TOOLS: list[ToolSpec] = [
     _export_tool("doiget_ris_export", "ris", "RIS export", "RIS (EndNote, Mendeley, reference databases)",
                  "{ok, format, count, text}: TY ... ER records."),
     ToolSpec("doiget_batch_from_bibliography", "Import a bibliography",
-             "Add every record of a CSL-JSON or BibTeX bibliography (Zotero, Mendeley, Better BibTeX export) "
-             "to the library.",
+             "Add every record of a CSL-JSON, BibTeX or RIS bibliography (Zotero, Mendeley, Better BibTeX, "
+             "EndNote export) to the library.",
              when="The user hands over an exported bibliography, to bring their references into the library.",
-             outputs="{ok, records, added, merged, skipped, entries, seconds, records_per_second, report: [{index, "
-                     "key, status added/merged/skipped, id, ref, reason, problems}] (non-added rows first), "
+             outputs="{ok, records, added, merged, skipped, conflicts, entries, seconds, records_per_second, "
+                     "report: [{index, key, citekey, status added/merged/skipped, id, ref, reason, matched {id, "
+                     "entry_title, record_title}, conflicts, overwritten, problems}] (non-added rows first), "
                      "report_truncated, fetchable: [refs with an id and no PDF yet], fetchable_total}; "
                      "INVALID_INPUT when the text is not a bibliography.",
              costs="Parses and writes locally; about 3,000 records per second; no network.",
-             side_effects="Creates entries and tags; a record sharing an identifier with an entry updates it "
-                          "(merged); re-importing the same file adds nothing.",
+             side_effects="Creates entries and tags; a record that is the same work as an entry (same DOI, or "
+                          "a shared id and agreeing titles) fills that entry's empty fields and reports the "
+                          "fields that differ; with overwrite=true it replaces them. Re-importing the same "
+                          "file adds nothing.",
              limits=f"Content at most {MAX_IMPORT_CHARS:,} characters, passed as text (never a server path); "
                     f"report cut at {MAX_REPORT_ROWS} rows, fetchable at {MAX_FETCHABLE}.",
-             params=ImportParams, run=_import, read_only=False),
+             params=ImportParams, run=_import, read_only=False, destructive=True),
     ToolSpec("doiget_resolve_citation", "Resolve a citation",
              "Find the DOI of a free-form reference string: ranked candidate works with confidence.",
              when="You have a reference as printed in a paper ('Makris EA et al. (2014) ... PNAS') and need the "

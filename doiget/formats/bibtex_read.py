@@ -1,0 +1,318 @@
+"""BibTeX / biblatex files as :class:`ImportRecord` s, nothing dropped.
+
+Field names are case-insensitive (``Author``, ``AUTHOR``); a repeated field keeps its first non-empty
+value and the record says so; ``crossref`` parents lend their fields (biblatex's rules: a parent's
+``title`` becomes the child's ``booktitle``); ``subtitle`` joins the title. Fields with a store
+column or a CSL variable are read into them (see :mod:`doiget.formats.fields`); every other field
+is kept as written under ``extra["bibtex"]`` and exported back.
+"""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import bibtexparser
+from bibtexparser.model import DuplicateBlockKeyBlock, DuplicateFieldKeyBlock, Entry as BibEntry
+
+from doiget.errors import DoigetError, ErrorCode
+from doiget.formats.fields import (BIB_DATE_FIELDS, BIB_NAME_FIELDS, BIB_TO_CSL, BIB_TO_CSL_TYPE,
+                                   BOOKTITLE_TYPES, CSL_TO_BIB, CSL_TO_BIB_TYPE, MONTHS)
+from doiget.formats.latex import untex
+from doiget.formats.names import bibtex_author, split_names, split_top_level
+from doiget.formats.record import YEAR, ImportRecord, clean, find_ids, iso_date, keywords, make_record, pages
+from doiget.models import Author, Work
+from doiget.refs import try_parse
+
+_VERBATIM = frozenset({"doi", "url", "eprint", "pmid", "pmcid", "archiveprefix", "eprinttype", "file"})
+_ISSUE_TYPES = frozenset({"article", "periodical", "suppperiodical", "inproceedings", "conference"})
+_NUMBER_IS_SERIES = frozenset({"book", "mvbook", "inbook", "bookinbook", "incollection", "collection",
+                               "proceedings", "inproceedings", "conference"})
+_PUBLISHER_LIKE = ("publisher", "institution", "school", "organization")
+_CONSUMED = frozenset({
+    "title", "subtitle", "journal", "journaltitle", "booktitle", "year", "date", "month", "volume", "number",
+    "issue", "pages", "doi", "url", "pmid", "pmcid", "abstract", "language", "langid", "keywords",
+    "eprint", "archiveprefix", "eprinttype", "crossref", "day", *BIB_NAME_FIELDS, *BIB_TO_CSL, *BIB_DATE_FIELDS,
+})
+_DECODED = ("title", "subtitle", "journal", "journaltitle", "booktitle", "volume", "number", "issue", "pages",
+            "abstract", "language", "langid", "keywords", "howpublished", *_PUBLISHER_LIKE, *_VERBATIM)
+
+
+def parse_bibtex(text: str) -> list[ImportRecord]:
+    """Every entry of a .bib file as a record, in file order; unreadable blocks become empty records
+    that say why."""
+    # bibtexparser splits the blocks; its value middlewares (string macros, enclosing braces) are
+    # replaced by _value below, which does the same in the one pass over the fields we make anyway.
+    library = bibtexparser.parse_string(text, parse_stack=[])
+    strings = _strings(library)
+    blocks = sorted(library.entries + library.failed_blocks, key=lambda b: b.start_line or 0)
+    if not library.entries and library.failed_blocks and not any(
+            isinstance(b, (DuplicateBlockKeyBlock, DuplicateFieldKeyBlock)) for b in library.failed_blocks):
+        first = library.failed_blocks[0]
+        raise DoigetError(ErrorCode.INVALID_INPUT, f"no readable BibTeX entry; first error at line "
+                          f"{first.start_line + 1}: {_block_error(first)}", line=first.start_line + 1)
+    if not blocks and not library.comments:
+        raise DoigetError(ErrorCode.INVALID_INPUT, "no BibTeX entries found")
+    raw: list[tuple[BibEntry | None, dict[str, str], list[str], Any]] = []
+    for block in blocks:
+        problems: list[str] = []
+        entry = block
+        if isinstance(block, (DuplicateBlockKeyBlock, DuplicateFieldKeyBlock)):
+            entry = block.ignore_error_block
+            if isinstance(block, DuplicateBlockKeyBlock):
+                problems.append(f"duplicate key {block.key!r} at line {block.start_line + 1}")
+        if not isinstance(entry, BibEntry):
+            raw.append((None, {}, [f"unreadable entry at line {block.start_line + 1}: {_block_error(block)}"], block))
+            continue
+        raw.append((entry, _fields(entry, strings, problems), problems, block))
+    by_key = {entry.key.lower(): fields for entry, fields, _, _ in raw if entry is not None}
+    records = []
+    for entry, fields, problems, _ in raw:
+        if entry is None:
+            records.append(ImportRecord(work=Work(), problems=problems))
+            continue
+        kind = entry.entry_type.lower()
+        if "crossref" in fields:
+            _inherit(fields, kind, by_key, problems)
+        records.append(bib_record(entry.key, kind, fields, problems))
+    return records
+
+
+def _strings(library: Any) -> dict[str, str]:
+    """``@string`` macros (lower-cased names) with their values resolved, in file order."""
+    strings: dict[str, str] = {}
+    for string in library.strings:
+        strings[string.key.lower()] = _value(str(string.value), strings)
+    return strings
+
+
+def _value(raw: str, strings: dict[str, str]) -> str:
+    """A field's value as written between its delimiters: ``{...}`` and ``"..."`` stripped, ``@string``
+    macros replaced, ``#`` concatenations joined (what bibtexparser's middlewares do)."""
+    raw = raw.strip()
+    if raw[:1] == "{" and raw[-1:] == "}" and _one_group(raw):
+        return raw[1:-1]
+    if "#" not in raw:
+        return _piece(raw, strings)
+    return "".join(_piece(part.strip(), strings) for part in split_top_level(raw, "#"))
+
+
+def _piece(raw: str, strings: dict[str, str]) -> str:
+    if len(raw) >= 2 and ((raw[0] == "{" and raw[-1] == "}") or (raw[0] == '"' and raw[-1] == '"')):
+        return raw[1:-1]
+    return strings.get(raw.lower(), raw)
+
+
+def _one_group(raw: str) -> bool:
+    inner = raw[1:-1]
+    if "{" not in inner and "}" not in inner:
+        return True
+    depth = 0
+    for index, char in enumerate(raw):
+        if char == "{":
+            depth += 1
+        elif char == "}":
+            depth -= 1
+            if depth == 0 and index < len(raw) - 1:
+                return False
+    return depth == 0
+
+
+def _block_error(block: Any) -> str:
+    return str(getattr(block, "error", "")) or "syntax error"
+
+
+def _fields(entry: BibEntry, strings: dict[str, str], problems: list[str]) -> dict[str, str]:
+    """Field name (lower case) -> value; a repeated name keeps its first non-empty value."""
+    fields: dict[str, str] = {}
+    for field in entry.fields:
+        name, value = field.key.lower(), _value(str(field.value), strings)
+        held = fields.get(name)
+        if held is None or (not held.strip() and value.strip()):
+            fields[name] = value
+        elif value.strip() and value != held:
+            problems.append(f"field {name!r} given twice; kept {held[:60]!r}, ignored {value[:60]!r}")
+    return fields
+
+
+def _inherit(fields: dict[str, str], kind: str, by_key: dict[str, dict[str, str]], problems: list[str]) -> None:
+    """Fill ``fields`` from its ``crossref`` parent (and the parent's parent), biblatex style."""
+    seen = set()
+    parent_key = fields["crossref"].strip().lower()
+    while parent_key and parent_key not in seen:
+        seen.add(parent_key)
+        parent = by_key.get(parent_key)
+        if parent is None:
+            problems.append(f"crossref {parent_key!r} is not in the file")
+            return
+        for name, value in parent.items():
+            if name in ("crossref", "ids", "keywords", "file"):
+                continue
+            target = name
+            if kind in BOOKTITLE_TYPES and name in ("title", "subtitle", "shorttitle"):
+                target = {"title": "booktitle", "subtitle": "booksubtitle", "shorttitle": "_"}[name]
+            if target != "_" and target not in fields:
+                fields[target] = value
+        parent_key = parent.get("crossref", "").strip().lower()
+
+
+def _text(value: str | None, problems: list[str], name: str) -> str | None:
+    if not value:
+        return None
+    try:
+        return clean(untex(value))
+    except Exception as exc:  # noqa: BLE001 - pylatexenc raises many types on odd input
+        problems.append(f"field {name}: cannot decode LaTeX ({exc.__class__.__name__}); kept as written")
+        return clean(value)
+
+
+def _names(value: str, problems: list[str]) -> list[Author]:
+    authors = []
+    for name in split_names(value):
+        author, warning = bibtex_author(name, untex)
+        authors.append(author)
+        if warning:
+            problems.append(warning)
+    return authors
+
+
+def _date(fields: dict[str, str]) -> tuple[int | None, str | None, str | None]:
+    """(year, ISO date when finer than a year, raw value when neither reads it)."""
+    date = (fields.get("date") or "").strip()
+    match = re.match(r"^(\d{4})(?:-(\d{1,2}))?(?:-(\d{1,2}))?", date)
+    if match:
+        parts = [int(p) for p in match.groups() if p]
+        return parts[0], iso_date(parts), None if match.group(0) == date else date
+    year_text = (fields.get("year") or "").strip()
+    year = YEAR.search(year_text)
+    if not year:
+        return None, None, year_text or date or None
+    parts = [int(year.group(1))]
+    month = (fields.get("month") or "").strip().lower()[:3]
+    number = MONTHS.get(month) or (int(month) if month.isdigit() and 1 <= int(month) <= 12 else None)
+    if number:
+        parts.append(number)
+        day = (fields.get("day") or "").strip()
+        if day.isdigit() and 1 <= int(day) <= 31:
+            parts.append(int(day))
+    return parts[0], iso_date(parts), None if year.group(0) == year_text else year_text
+
+
+def _csl_date(value: str) -> dict[str, Any]:
+    match = re.match(r"^(\d{4})(?:-(\d{1,2}))?(?:-(\d{1,2}))?$", value.strip())
+    if match:
+        return {"date-parts": [[int(p) for p in match.groups() if p]]}
+    return {"raw": value.strip()}
+
+
+def bib_record(key: str | None, kind: str, fields: dict[str, str], problems: list[str]) -> ImportRecord:
+    """One entry's lower-cased fields as an :class:`ImportRecord`."""
+    text = {name: clean(fields[name]) if name in _VERBATIM else _text(fields[name], problems, name)
+            for name in _DECODED if name in fields}
+    prefix = (text.get("archiveprefix") or text.get("eprinttype") or "arxiv").lower()
+    eprint = text.get("eprint") if prefix == "arxiv" else None
+    ids, inferred, id_problems = find_ids(
+        {"doi": text.get("doi"), "pmid": text.get("pmid"), "pmcid": text.get("pmcid")},
+        (text.get("url", ""), _text(fields.get("note"), [], "note") or "", text.get("howpublished", "")))
+    if eprint:
+        arxiv = try_parse("arxiv:" + eprint)
+        if arxiv and "arxiv" not in ids:
+            ids["arxiv"] = arxiv.id
+        elif not arxiv:
+            id_problems.append(f"unreadable arXiv eprint {eprint!r}")
+    inferred = [k for k in inferred if not (k == "arxiv" and eprint)]
+    extra: dict[str, Any] = {}
+    bibtex: dict[str, str] = {}
+    aliases: dict[str, str] = {}  # column or CSL variable -> the BibTeX field the file used for it
+    authors: list[Author] = []
+    contributors: dict[str, list[Author]] = {}
+    for name, role in BIB_NAME_FIELDS.items():
+        if fields.get(name, "").strip():
+            people = _names(fields[name], problems)
+            if role == "author":
+                authors = people
+            else:
+                contributors[role] = people
+    title = text.get("title")
+    if text.get("subtitle"):
+        title = f"{title}: {text['subtitle']}" if title else text["subtitle"]
+        bibtex["subtitle"] = fields["subtitle"]
+    year, published, raw_date = _date(fields)
+    if raw_date:
+        bibtex["date" if "date" in fields else "year"] = raw_date
+    for name in ("month", "day"):
+        if name in fields and not published:
+            bibtex[name] = fields[name]
+    csl_type = BIB_TO_CSL_TYPE.get(kind, "document")
+    if kind == "misc" and "arxiv" in ids:
+        csl_type = "preprint"
+    if CSL_TO_BIB_TYPE.get(csl_type, "misc") != kind:
+        extra["bibtex-type"] = kind
+    venue = text.get("journal") or text.get("journaltitle")
+    for name in ("journal", "journaltitle"):
+        if text.get(name) and text[name] != venue:
+            bibtex[name] = fields[name]
+    booktitle = text.get("booktitle")
+    if booktitle and (kind in BOOKTITLE_TYPES or not venue):
+        venue = venue or booktitle
+    elif booktitle:
+        bibtex["booktitle"] = fields["booktitle"]
+    if not venue and text.get("howpublished"):
+        venue = text["howpublished"]
+    elif text.get("howpublished"):
+        bibtex["howpublished"] = fields["howpublished"]
+    publisher = text.get("publisher")
+    for name in _PUBLISHER_LIKE[1:]:
+        if not text.get(name):
+            continue
+        if publisher is None and (name != "organization" or kind in ("manual", "inproceedings", "proceedings")):
+            publisher = text[name]
+            aliases["publisher"] = name
+        else:
+            bibtex[name] = fields[name]
+    issue = None
+    number = text.get("number")
+    if number and kind in _ISSUE_TYPES:
+        issue = number
+    elif number and kind in _NUMBER_IS_SERIES and (fields.get("series") or "").strip():
+        extra["collection-number"] = number
+    elif number:
+        extra["number"] = number
+    if text.get("issue"):
+        if issue is None:
+            issue = text["issue"]
+            if kind in _ISSUE_TYPES and number is None:
+                aliases["issue"] = "issue"
+        else:
+            bibtex["issue"] = fields["issue"]
+    for name, csl in BIB_TO_CSL.items():
+        if name in fields and fields[name].strip():
+            value = _text(fields[name], problems, name)
+            if csl in extra:
+                bibtex[name] = fields[name]
+            else:
+                extra[csl] = value
+                if CSL_TO_BIB.get(csl) != name:
+                    aliases[csl] = name
+    for name, csl in BIB_DATE_FIELDS.items():
+        if fields.get(name, "").strip():
+            extra[csl] = _csl_date(fields[name])
+    for name, value in fields.items():
+        if name not in _CONSUMED and name not in _PUBLISHER_LIKE and name != "howpublished" and name not in bibtex:
+            bibtex[name] = value
+    if fields.get("crossref", "").strip():
+        bibtex["crossref"] = fields["crossref"]
+    if "primaryclass" in fields:
+        bibtex["primaryclass"] = fields["primaryclass"]
+    if bibtex:
+        extra["bibtex"] = bibtex
+    if aliases:
+        extra["bibtex-fields"] = aliases
+    files = [f for f in (fields.get("file") or "").split(";") if f.strip()]
+    work_fields = {
+        "title": title, "authors": authors, "contributors": contributors, "venue": venue, "year": year,
+        "published": published, "type": csl_type, "publisher": publisher, "volume": text.get("volume"),
+        "issue": issue, "pages": pages(text.get("pages")), "url": text.get("url"), "abstract": text.get("abstract"),
+        "language": text.get("langid") or text.get("language"), "citekey": key or None, "extra": extra,
+    }
+    return make_record(key or None, work_fields, ids, keywords(text.get("keywords")), problems + id_problems,
+                       inferred, files)

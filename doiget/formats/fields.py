@@ -1,0 +1,71 @@
+"""The one table between BibTeX/biblatex and CSL-JSON: entry types, name fields, plain fields.
+
+Columns of the store (title, venue, volume, issue, pages, publisher, ...) are read and written by
+the format modules; every other CSL variable lives in ``Work.extra`` under its CSL name, and a
+BibTeX field with no CSL variable under ``extra["bibtex"]`` as written in the file.
+"""
+from __future__ import annotations
+
+# BibTeX / biblatex entry type -> CSL type (after citation-js's and Better BibTeX's mappings).
+BIB_TO_CSL_TYPE = {
+    "article": "article-journal", "book": "book", "mvbook": "book", "booklet": "pamphlet",
+    "inbook": "chapter", "bookinbook": "chapter", "suppbook": "chapter", "incollection": "chapter",
+    "suppcollection": "chapter", "collection": "book", "mvcollection": "book", "proceedings": "book",
+    "mvproceedings": "book", "reference": "book", "mvreference": "book", "inreference": "entry-encyclopedia",
+    "inproceedings": "paper-conference", "conference": "paper-conference", "manual": "report",
+    "misc": "document", "online": "webpage", "electronic": "webpage", "www": "webpage", "patent": "patent",
+    "periodical": "periodical", "suppperiodical": "article-journal", "report": "report", "techreport": "report",
+    "thesis": "thesis", "phdthesis": "thesis", "mastersthesis": "thesis", "unpublished": "manuscript",
+    "dataset": "dataset", "software": "software", "artwork": "graphic", "image": "graphic", "audio": "song",
+    "music": "song", "jurisdiction": "legal_case", "legislation": "legislation", "legal": "treaty",
+    "letter": "personal_communication", "movie": "motion_picture", "video": "motion_picture",
+    "performance": "performance", "review": "review", "standard": "standard",
+}
+# CSL type -> BibTeX type when the record did not come from BibTeX (classic types biber and bibtex know).
+CSL_TO_BIB_TYPE = {
+    "article-journal": "article", "article-magazine": "article", "article-newspaper": "article",
+    "article": "article", "review": "article", "review-book": "article", "paper-conference": "inproceedings",
+    "chapter": "incollection", "entry-encyclopedia": "incollection", "entry-dictionary": "incollection",
+    "book": "book", "pamphlet": "booklet", "thesis": "phdthesis", "report": "techreport",
+    "manuscript": "unpublished", "webpage": "online", "post-weblog": "online", "post": "online",
+    "dataset": "dataset", "software": "software", "patent": "patent", "periodical": "periodical",
+    "standard": "standard",
+}
+# Types whose container is a book or proceedings (``booktitle``) rather than a journal.
+BOOKTITLE_TYPES = frozenset({"inproceedings", "conference", "incollection", "inbook", "bookinbook",
+                             "suppbook", "suppcollection", "inreference"})
+
+# BibTeX name field -> CSL name variable ("author" is Work.authors; the rest Work.contributors).
+BIB_NAME_FIELDS = {"author": "author", "editor": "editor", "translator": "translator",
+                   "bookauthor": "container-author", "origauthor": "original-author"}
+CSL_NAME_VARIABLES = frozenset(
+    "author chair collection-editor compiler composer container-author contributor curator director editor "
+    "editorial-director executive-producer guest host illustrator interviewer narrator organizer "
+    "original-author performer producer recipient reviewed-author script-writer series-creator "
+    "translator".split())
+
+# Plain BibTeX fields with a CSL variable of their own (not a store column): bib name -> CSL name.
+BIB_TO_CSL = {
+    "isbn": "ISBN", "issn": "ISSN", "address": "publisher-place", "location": "publisher-place",
+    "series": "collection-title", "edition": "edition", "note": "note", "shorttitle": "title-short",
+    "chapter": "chapter-number", "eventtitle": "event-title", "venue": "event-place",
+    "annote": "annote", "annotation": "annote", "type": "genre", "pagetotal": "number-of-pages",
+    "volumes": "number-of-volumes", "version": "version", "origtitle": "original-title",
+    "shortjournal": "container-title-short", "journalabbreviation": "container-title-short",
+    "callnumber": "call-number", "maintitle": "volume-title", "part": "part", "medium": "medium",
+    "status": "status",
+}
+# CSL variable -> BibTeX field for export (the first spelling above wins, biblatex-neutral choices).
+CSL_TO_BIB = {
+    "ISBN": "isbn", "ISSN": "issn", "publisher-place": "address", "collection-title": "series",
+    "edition": "edition", "note": "note", "title-short": "shorttitle", "chapter-number": "chapter",
+    "event-title": "eventtitle", "event-place": "venue", "annote": "annote", "genre": "type",
+    "number-of-pages": "pagetotal", "number-of-volumes": "volumes", "version": "version",
+    "original-title": "origtitle", "container-title-short": "shortjournal", "call-number": "callnumber",
+    "volume-title": "maintitle", "part": "part", "medium": "medium", "status": "status",
+}
+BIB_DATE_FIELDS = {"urldate": "accessed", "eventdate": "event-date", "origdate": "original-date"}
+CSL_DATE_TO_BIB = {csl: bib for bib, csl in BIB_DATE_FIELDS.items()}
+
+MONTHS = {name: index for index, name in enumerate(
+    "jan feb mar apr may jun jul aug sep oct nov dec".split(), start=1)}

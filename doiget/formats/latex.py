@@ -1,0 +1,73 @@
+"""LaTeX field text as Unicode: common accents and text macros by table, anything else through pylatexenc."""
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import lru_cache
+
+from pylatexenc.latex2text import LatexNodes2Text, get_default_latex_context_db
+
+_LATEX = LatexNodes2Text(math_mode="text", strict_latex_spaces=True)
+_ACCENT_MARKS = {
+    '"': "\u0308", "'": "\u0301", "`": "\u0300", "^": "\u0302", "~": "\u0303", "=": "\u0304", ".": "\u0307",
+    "u": "\u0306", "v": "\u030c", "H": "\u030b", "c": "\u0327", "r": "\u030a", "k": "\u0328",
+}
+_ACCENT = re.compile(r"""\\(?:(['"`^~=.])\s*|([uvHcrk])(?:\s+|(?=\{)))(?:\{\s*(\\[ij]|[A-Za-z])\s*\}|(\\[ij]|[A-Za-z]))""")
+_MACRO = re.compile(r"\\([A-Za-z]+)(?:\{\}|\s*)")
+
+
+def _macro_tables() -> tuple[dict[str, str], frozenset[str]]:
+    """pylatexenc's own table: macros that stand for a text (\\ss, \\textquoteright, \\alpha) and
+    macros that just output their argument (\\ensuremath)."""
+    text, wrappers = {}, set()
+    for spec in get_default_latex_context_db().iter_macro_specs():
+        if isinstance(spec.simplify_repl, str):
+            if "%" not in spec.simplify_repl:
+                text[spec.macroname] = spec.simplify_repl
+            elif spec.simplify_repl == "%s":
+                wrappers.add(spec.macroname)
+    return text, frozenset(wrappers)
+
+
+_MACRO_TEXT, _MACRO_WRAPPERS = _macro_tables()
+_ESCAPED = re.compile(r"\\([&%$#_])")
+_OTHER_LATEX = re.compile(r"\\(?![&%$#_])|(?<!\\)\$")
+_OPEN, _CLOSE = "\ue000", "\ue001"  # stand-ins for \{ and \} while grouping braces are dropped
+
+
+def _accent(match: re.Match[str]) -> str:
+    base = (match.group(3) or match.group(4)).lstrip("\\")
+    return unicodedata.normalize("NFC", base + _ACCENT_MARKS[match.group(1) or match.group(2)])
+
+
+def _macro(match: re.Match[str]) -> str:
+    name = match.group(1)
+    if name in _MACRO_WRAPPERS:
+        return ""
+    return _MACRO_TEXT.get(name, match.group(0))
+
+
+def _untex_common(value: str) -> str | None:
+    """Decode accents, text macros and escapes by table; None when other LaTeX remains (math, unknown macros)."""
+    text = value.replace(r"\{", _OPEN).replace(r"\}", _CLOSE)
+    text = _MACRO.sub(_macro, _ACCENT.sub(_accent, text))
+    if _OTHER_LATEX.search(text):
+        return None
+    text = _ESCAPED.sub(r"\1", text)
+    text = text.replace("{", "").replace("}", "").replace("~", "\u00a0")
+    text = text.replace("---", "\u2014").replace("--", "\u2013")
+    return text.replace(_OPEN, "{").replace(_CLOSE, "}")
+
+
+_PLAIN = re.compile(r"^[^\\{}~$%&#_^-]*$")
+
+
+@lru_cache(maxsize=4096)
+def untex(value: str) -> str:
+    """LaTeX field text as Unicode: common accents by table, anything else through pylatexenc."""
+    if _PLAIN.match(value):
+        return " ".join(value.split())
+    text = _untex_common(value)
+    if text is None:
+        text = _LATEX.latex_to_text(value)
+    return " ".join(text.split())

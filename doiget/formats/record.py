@@ -1,0 +1,129 @@
+"""What every bibliography reader produces: :class:`ImportRecord`, and the helpers they share
+(identifiers in every written form, dates, pages, keywords)."""
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import Any
+from urllib.parse import unquote
+
+from pydantic import BaseModel, Field, ValidationError
+
+from doiget.errors import DoigetError
+from doiget.models import Work
+from doiget.refs import Ref, try_parse
+
+
+class ImportRecord(BaseModel):
+    """One imported entry: its metadata, the key it had in the file, its tags, what went wrong, and
+    which identifiers were only found in free text (URL, note) rather than in their own field."""
+
+    work: Work
+    key: str | None = None
+    tags: list[str] = Field(default_factory=list)
+    problems: list[str] = Field(default_factory=list)
+    inferred: list[str] = Field(default_factory=list, description="id kinds found only in url/note text")
+    files: list[str] = Field(default_factory=list, description="attachment paths the record names")
+
+
+# ---- identifiers -------------------------------------------------------------------------------
+
+_DOI_IN_TEXT = re.compile(r"10\.\d{4,9}/[^\s\"<>{}]+")
+_DOI_PREFIX = re.compile(r"^(?:info:doi/|doi\s*:\s*|(?:https?://)?(?:dx\.)?doi\.org/)", re.I)
+_ARXIV_IN_TEXT = re.compile(r"arxiv(?:\.org/(?:abs|pdf)/|:\s*)([a-z\-]+(?:\.[a-z]{2})?/\d{7}|\d{4}\.\d{4,5})", re.I)
+_LABELLED_ID = re.compile(r"\b(PMID|PMCID)\s*:\s*(PMC\d+|\d+)", re.I)
+_TRAILING_PUNCT = ".,;:)]"
+
+
+def bare_doi(value: str) -> str:
+    """A DOI as written in a record (``doi:``, ``https://dx.doi.org/``, ``info:doi/``, braces,
+    percent-escapes) reduced to the bare ``10.x/y`` form; unchanged when it is none of these."""
+    text = value.strip().strip("{}").strip()
+    text = _DOI_PREFIX.sub("", text).strip()
+    if "%" in text:
+        text = unquote(text)
+    return text
+
+
+def _doi_in(text: str) -> str | None:
+    match = _DOI_IN_TEXT.search(text)
+    return match.group(0).rstrip(_TRAILING_PUNCT) if match else None
+
+
+def find_ids(declared: dict[str, Any], free_text: Iterable[str]) -> tuple[dict[str, str], list[str], list[str]]:
+    """Canonical ids from declared fields, then from URLs and notes; returns (ids, the kinds found
+    only in free text, problems with declared values)."""
+    ids: dict[str, str] = {}
+    problems: list[str] = []
+    for kind, value in declared.items():
+        if value in (None, ""):
+            continue
+        text = bare_doi(str(value)) if kind == "doi" else str(value).strip()
+        try:
+            ids[kind] = Ref.of(kind, text).id
+        except DoigetError:
+            problems.append(f"unreadable {kind} {value!r}")
+    found: list[Ref | None] = []
+    for text in filter(None, free_text):
+        if text.startswith(("http://", "https://")):
+            found.append(try_parse(text.strip()))
+        doi = _doi_in(text)
+        found.append(try_parse("doi:" + doi) if doi else None)
+        found += [try_parse(f"arxiv:{m}") for m in _ARXIV_IN_TEXT.findall(text)]
+        found += [try_parse(f"{label.lower()}:{value}") for label, value in _LABELLED_ID.findall(text)]
+    doi = ids.get("doi") or next((r.id for r in found if r and r.kind == "doi"), "")
+    if doi.startswith("10.48550/arxiv."):
+        found.append(try_parse("arxiv:" + doi.removeprefix("10.48550/arxiv.")))
+    inferred = []
+    for ref in filter(None, found):
+        if ref.kind not in ids:
+            ids[ref.kind] = ref.id
+            inferred.append(ref.kind)
+    if "doi" in ids:
+        problems = [p for p in problems if not p.startswith("unreadable doi")]
+    return ids, inferred, problems
+
+
+# ---- shared field clean-up ---------------------------------------------------------------------
+
+YEAR = re.compile(r"\b(1[5-9]\d\d|2[01]\d\d)\b")
+_PAGE_DASH = re.compile(r"\s*(?:-+|[\u2010-\u2015])\s*")
+
+
+def clean(value: Any) -> str | None:
+    """``value`` as one line of text, None when empty."""
+    if value is None:
+        return None
+    text = " ".join(str(value).split())
+    return text or None
+
+
+def pages(value: Any) -> str | None:
+    text = clean(value)
+    return _PAGE_DASH.sub("-", text) if text else None
+
+
+def keywords(value: Any) -> list[str]:
+    parts = value if isinstance(value, list) else re.split(r"[,;]", str(value or ""))
+    return list(dict.fromkeys(t for t in (clean(p) for p in parts) if t))
+
+
+def iso_date(parts: list[int]) -> str | None:
+    """``[2020, 5, 1]`` as ``2020-05-01`` (year alone gives None: the year column holds it)."""
+    if len(parts) < 2:
+        return None
+    return "-".join(f"{n:02d}" if i else str(n) for i, n in enumerate(parts[:3]))
+
+
+def make_record(key: str | None, fields: dict[str, Any], ids: dict[str, str], tags: list[str],
+                problems: list[str], inferred: list[str] = (), files: list[str] = ()) -> ImportRecord:
+    """An :class:`ImportRecord`; a field the model rejects is reported and dropped, not the record."""
+    data = {name: value for name, value in fields.items() if value not in (None, "", [], {})}
+    try:
+        work = Work(**data, **ids)
+    except ValidationError as exc:
+        bad = {str(e["loc"][0]) for e in exc.errors() if e["loc"]}
+        problems.append(f"dropped invalid fields {sorted(bad)}: {exc.errors()[0]['msg']}")
+        work = Work(**{k: v for k, v in data.items() if k not in bad}, **ids)
+    return ImportRecord(work=work, key=key, tags=tags, problems=problems, inferred=list(inferred),
+                        files=list(files))

@@ -1,0 +1,114 @@
+"""RIS (EndNote, Zotero, Mendeley, Web of Science, PubMed exports) as :class:`ImportRecord` s.
+
+rispy reads the tagged lines (it knows the tag table, multi-line values and list tags); this
+module maps its keys to doiget's fields. Tags without a mapping are kept under ``extra["ris"]``.
+"""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import rispy
+
+from doiget.errors import DoigetError, ErrorCode
+from doiget.formats.names import make_author
+from doiget.formats.record import YEAR, ImportRecord, clean, find_ids, iso_date, keywords, make_record
+from doiget.models import Author
+
+RIS_TO_CSL_TYPE = {
+    "JOUR": "article-journal", "JFULL": "article-journal", "EJOUR": "article-journal", "MGZN": "article-magazine",
+    "NEWS": "article-newspaper", "CONF": "paper-conference", "CPAPER": "paper-conference", "CHAP": "chapter",
+    "ECHAP": "chapter", "ENCYC": "entry-encyclopedia", "DICT": "entry-dictionary", "BOOK": "book",
+    "EBOOK": "book", "EDBOOK": "book", "THES": "thesis", "RPRT": "report", "DATA": "dataset", "ELEC": "webpage",
+    "WEB": "webpage", "UNPB": "manuscript", "MANSCPT": "manuscript", "COMP": "software", "PAT": "patent",
+    "STAND": "standard", "GEN": "document", "BILL": "bill", "CASE": "legal_case", "STAT": "legislation",
+    "MAP": "map", "MPCT": "motion_picture", "SOUND": "song", "ART": "graphic", "PCOMM": "personal_communication",
+    "PAMP": "pamphlet", "HEAR": "hearing", "BLOG": "post-weblog",
+}
+_NAME_ROLES = {"authors": "author", "first_authors": "author", "secondary_authors": "editor",
+               "tertiary_authors": "collection-editor", "subsidiary_authors": "translator",
+               "translated_author": "translator"}
+_CSL = {"issn": "ISSN", "place_published": "publisher-place", "edition": "edition", "short_title": "title-short",
+        "number_of_volumes": "number-of-volumes", "call_number": "call-number", "section": "section",
+        "type_of_work": "genre", "name_of_database": "source", "alternate_title1": "container-title-short",
+        "tertiary_title": "collection-title", "original_publication": "original-title"}
+_USED = frozenset({"type_of_reference", "id", "title", "primary_title", "secondary_title", "journal_name",
+                   "alternate_title3", "year", "publication_year", "date", "volume", "number", "start_page",
+                   "end_page", "doi", "urls", "abstract", "notes_abstract", "keywords", "publisher", "language",
+                   "notes", "note", "access_date", "file_attachments1", "accession_number", "label",
+                   "end_of_reference", *_NAME_ROLES, *_CSL})
+
+
+def parse_ris(text: str) -> list[ImportRecord]:
+    """Every ``TY`` ... ``ER`` record of a RIS file, in order."""
+    try:
+        entries = rispy.loads(text.lstrip("\ufeff"), skip_unknown_tags=False, enforce_list_tags=False)
+    except Exception as exc:  # noqa: BLE001 - rispy raises IOError/ValueError on a broken file
+        raise DoigetError(ErrorCode.INVALID_INPUT, f"not a readable RIS file: {exc}") from None
+    if not entries:
+        raise DoigetError(ErrorCode.INVALID_INPUT, "no RIS records found (expected TY  - ... ER  - blocks)")
+    return [ris_record(entry) for entry in entries]
+
+
+def _list(value: Any) -> list[str]:
+    values = value if isinstance(value, list) else [value]
+    return [t for t in (clean(v) for v in values) if t]
+
+
+def _ris_name(name: str) -> Author:
+    family, _, rest = name.partition(",")
+    given, _, suffix = rest.partition(",")
+    if not rest:
+        return make_author(literal=family) if " " in family.strip() else make_author(family=family)
+    return make_author(family=family, given=given, suffix=suffix)
+
+
+def _date(entry: dict[str, Any]) -> tuple[int | None, str | None]:
+    for name in ("publication_year", "year", "date"):
+        value = clean(entry.get(name))
+        match = re.match(r"^(\d{4})(?:[/-](\d{1,2}))?(?:[/-](\d{1,2}))?", value or "")
+        if match:
+            parts = [int(p) for p in match.groups() if p]
+            return parts[0], iso_date(parts)
+        year = YEAR.search(value or "")
+        if year:
+            return int(year.group(1)), None
+    return None, None
+
+
+def ris_record(entry: dict[str, Any]) -> ImportRecord:
+    """One rispy record as an :class:`ImportRecord`."""
+    kind = clean(entry.get("type_of_reference")) or "GEN"
+    people: dict[str, list[Author]] = {}
+    for tag, role in _NAME_ROLES.items():
+        people.setdefault(role, []).extend(_ris_name(n) for n in _list(entry.get(tag)))
+    urls = _list(entry.get("urls"))
+    notes = _list(entry.get("notes")) + _list(entry.get("note"))
+    ids, inferred, problems = find_ids({"doi": entry.get("doi")}, [*urls, *notes, *_list(entry.get("accession_number"))])
+    start, end = clean(entry.get("start_page")), clean(entry.get("end_page"))
+    year, published = _date(entry)
+    extra: dict[str, Any] = {csl: clean(" ".join(_list(entry[tag]))) for tag, csl in _CSL.items() if entry.get(tag)}
+    if notes:
+        extra["note"] = "\n".join(notes)
+    if entry.get("access_date"):
+        extra["accessed"] = {"raw": clean(entry["access_date"])}
+    unknown = {tag: value for tag, value in entry.items() if tag not in _USED and value}
+    if unknown:
+        extra["ris"] = unknown
+    if kind not in RIS_TO_CSL_TYPE:
+        extra["ris-type"] = kind
+    fields = {
+        "title": clean(entry.get("title") or entry.get("primary_title") or entry.get("short_title")),
+        "venue": clean(entry.get("secondary_title") or entry.get("journal_name") or entry.get("alternate_title3")),
+        "authors": people.pop("author"), "contributors": {r: p for r, p in people.items() if p},
+        "year": year, "published": published, "type": RIS_TO_CSL_TYPE.get(kind, "document"),
+        "publisher": clean(entry.get("publisher")), "volume": clean(entry.get("volume")),
+        "issue": clean(entry.get("number")), "pages": f"{start}-{end}" if start and end else start or end,
+        "url": urls[0] if urls else None, "abstract": clean(entry.get("abstract") or entry.get("notes_abstract")),
+        "language": clean(entry.get("language")), "citekey": clean(entry.get("label") or entry.get("id")),
+        "extra": extra,
+    }
+    files = _list(entry.get("file_attachments1"))
+    key = fields["citekey"] if fields["citekey"] and " " not in fields["citekey"] else None
+    fields["citekey"] = key
+    return make_record(key, fields, ids, keywords(_list(entry.get("keywords"))), problems, inferred, files)

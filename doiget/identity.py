@@ -1,0 +1,86 @@
+"""When two records are the same work: the identity rules of import, dedupe and merge.
+
+A DOI is a work's identity: two records with the same DOI (each from its own DOI field) are the same
+work, two with different DOIs never are. Other identifiers (arXiv, PMID, PMCID, OpenAlex, or a DOI
+found only in a URL or note) make two records the same work only when no identifier of the same
+kind differs and their titles agree: normalised (accents folded, case and punctuation dropped)
+and compared with difflib's ratio, agreeing at ``TITLE_AGREEMENT`` or above, or when their main
+titles (before a colon) agree at ``MAIN_TITLE_AGREEMENT``. 0.9 lets through typos, a dropped
+article and Unicode/LaTeX spelling differences ("Schrödinger" / "Schrodinger"); chapters of one
+book and different papers sharing a bogus id stay apart (tests/test_identity.py has both kinds).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from difflib import SequenceMatcher
+from functools import lru_cache
+
+from doiget.models import ID_FIELDS
+from doiget.text import ascii_fold
+
+TITLE_AGREEMENT = 0.90
+MAIN_TITLE_AGREEMENT = 0.95
+
+
+@lru_cache(maxsize=8192)
+def normalised_title(title: str | None) -> str:
+    """``title`` folded to lower-case ASCII words separated by single spaces."""
+    return " ".join(re.findall(r"[a-z0-9]+", ascii_fold(title or "").lower()))
+
+
+def title_similarity(a: str | None, b: str | None) -> float:
+    """How alike two titles are, 0..1, after normalising (the larger of whole and main-title scores)."""
+    na, nb = normalised_title(a), normalised_title(b)
+    if not na or not nb:
+        return 0.0
+    whole = SequenceMatcher(None, na, nb).ratio()
+    main_a, main_b = normalised_title((a or "").split(":")[0]), normalised_title((b or "").split(":")[0])
+    main = SequenceMatcher(None, main_a, main_b).ratio() if main_a and main_b else 0.0
+    return max(whole, main if main >= MAIN_TITLE_AGREEMENT else 0.0)
+
+
+def titles_agree(a: str | None, b: str | None) -> bool:
+    """True when both titles are present and agree, or when one is missing (nothing to disagree with)."""
+    if not normalised_title(a) or not normalised_title(b):
+        return True
+    return title_similarity(a, b) >= TITLE_AGREEMENT
+
+
+@dataclass(frozen=True)
+class Side:
+    """One record as identity sees it: its ids, which of them were only inferred from text, its title."""
+
+    ids: dict[str, str]
+    title: str | None
+    inferred: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True)
+class Decision:
+    """Whether two records are one work; ``matched`` is the id kind they share (None if none),
+    ``reason`` says why in a sentence."""
+
+    same: bool
+    matched: str | None
+    reason: str
+
+
+def decide(a: Side, b: Side) -> Decision:
+    """Apply the rules of the module docstring to two records."""
+    shared = [k for k in ID_FIELDS if a.ids.get(k) and a.ids.get(k) == b.ids.get(k)]
+    differing = [k for k in ID_FIELDS if a.ids.get(k) and b.ids.get(k) and a.ids[k] != b.ids[k]]
+    matched = shared[0] if shared else None
+    if "doi" in differing:
+        return Decision(False, matched, f"different DOIs ({a.ids['doi']} / {b.ids['doi']})")
+    if "doi" in shared and "doi" not in a.inferred and "doi" not in b.inferred:
+        return Decision(True, "doi", "same DOI")
+    if not shared:
+        return Decision(False, None, "no identifier in common")
+    if differing:
+        return Decision(False, matched, f"same {matched} but different {differing[0]} "
+                        f"({a.ids[differing[0]]} / {b.ids[differing[0]]})")
+    if not titles_agree(a.title, b.title):
+        return Decision(False, matched, f"same {matched} but the titles differ "
+                        f"(similarity {title_similarity(a.title, b.title):.2f} < {TITLE_AGREEMENT})")
+    return Decision(True, matched, f"same {matched} and agreeing titles")

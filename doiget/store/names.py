@@ -1,0 +1,86 @@
+"""Each entry's names as its record spells them, with their roles, plus the folded person index.
+
+``entry_authors`` holds one row per name of an entry (role ``author``, ``editor``, ...; positions
+run on across roles so the primary key stays (entry_id, position)) with the entry's own parts.
+``authors`` is the person index search uses: one row per folded name (or ORCID), whose spelling is
+only the first one seen and is never used for export.
+"""
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+
+from sqlalchemy import Connection, bindparam, text
+
+from doiget.models import Author, Work
+
+_IN_BATCH = 500
+NAME_PARTS = ("name", "family", "given", "particle", "dropping_particle", "suffix")
+
+
+def author_key(author: Author) -> str:
+    """The person-index key: the ORCID when known, else the accent-folded, lower-cased name."""
+    if author.orcid:
+        return "orcid:" + author.orcid.rsplit("/", 1)[-1].upper()
+    folded = unicodedata.normalize("NFKD", author.name).encode("ascii", "ignore").decode() or author.name
+    return "name:" + re.sub(r"\s+", " ", folded).strip().lower()
+
+
+def roles(work: Work) -> list[tuple[str, Author]]:
+    """(role, name) of every name of ``work``: authors first, then the other roles in their order."""
+    return [("author", a) for a in work.authors] + [
+        (role, person) for role, people in work.contributors.items() for person in people]
+
+
+def write_names(conn: Connection, pairs: Sequence[tuple[int, Work]]) -> None:
+    """Insert the names of each ``(entry id, work)`` (the entries have none yet)."""
+    people = {author_key(a): a for _, work in pairs for _, a in roles(work)}
+    if not people:
+        return
+    conn.exec_driver_sql("INSERT OR IGNORE INTO authors (key, name, family, given, orcid) VALUES (?, ?, ?, ?, ?)",
+                         [(key, a.name, a.family, a.given, a.orcid) for key, a in people.items()])
+    ids: dict[str, int] = {}
+    keys = list(people)
+    for start in range(0, len(keys), _IN_BATCH):
+        ids.update(conn.execute(text("SELECT key, id FROM authors WHERE key IN :keys").bindparams(
+            bindparam("keys", expanding=True)), {"keys": keys[start:start + _IN_BATCH]}).all())
+    rows = [(entry_id, position, ids[author_key(a)], a.affiliation, role, a.name, a.family, a.given, a.particle,
+             a.dropping_particle, a.suffix, int(a.literal))
+            for entry_id, work in pairs for position, (role, a) in enumerate(roles(work))]
+    if rows:
+        conn.exec_driver_sql(
+            "INSERT INTO entry_authors (entry_id, position, author_id, affiliation, role, name, family, given, "
+            "particle, dropping_particle, suffix, literal) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+
+
+def replace_names(conn: Connection, pairs: Sequence[tuple[int, Work]]) -> None:
+    """Replace the names of each ``(entry id, work)`` by the work's."""
+    if pairs:
+        conn.exec_driver_sql("DELETE FROM entry_authors WHERE entry_id = ?", [(entry_id,) for entry_id, _ in pairs])
+        write_names(conn, pairs)
+
+
+def read_names(conn: Connection, entry_ids: Iterable[int]) -> dict[int, dict[str, list[Author]]]:
+    """``{entry id: {role: [Author, ...]}}`` in each entry's order, spelled as the entry spells them."""
+    ids = list(entry_ids)
+    out: dict[int, dict[str, list[Author]]] = defaultdict(dict)
+    for start in range(0, len(ids), _IN_BATCH):
+        rows = conn.execute(text(
+            "SELECT ea.entry_id, ea.role, ea.name, ea.family, ea.given, ea.particle, ea.dropping_particle, "
+            "ea.suffix, ea.literal, a.orcid, ea.affiliation, a.name AS index_name FROM entry_authors ea "
+            "JOIN authors a ON a.id = ea.author_id WHERE ea.entry_id IN :ids ORDER BY ea.entry_id, ea.position"
+        ).bindparams(bindparam("ids", expanding=True)), {"ids": ids[start:start + _IN_BATCH]}).mappings()
+        for r in rows:
+            author = Author(name=r["name"] or r["index_name"], family=r["family"], given=r["given"],
+                            particle=r["particle"], dropping_particle=r["dropping_particle"], suffix=r["suffix"],
+                            literal=bool(r["literal"]), orcid=r["orcid"], affiliation=r["affiliation"])
+            out[r["entry_id"]].setdefault(r["role"], []).append(author)
+    return out
+
+
+def name_signature(work: Work) -> list[tuple]:
+    """What decides whether stored names differ from a work's: every part of every name, with roles."""
+    return [(role, a.name, a.family, a.given, a.particle, a.dropping_particle, a.suffix, a.literal, a.affiliation)
+            for role, a in roles(work)]

@@ -1,0 +1,169 @@
+"""What import may change in a library (fill empty fields, report conflicts, overwrite only when asked),
+when two records are one work, citation keys, RIS, attachments, dedupe and merge."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from doiget.config import Config
+from doiget.errors import DoigetError
+from doiget.identity import TITLE_AGREEMENT, Side, decide, title_similarity
+from doiget.library import Library
+from doiget.models import Author, Work
+
+
+@pytest.fixture
+def lib(tmp_path):
+    with Library(Config(home=tmp_path / "lib", profile="full")) as library:
+        yield library
+
+
+def _csl(**item) -> str:
+    return json.dumps([{"type": "article-journal", **item}])
+
+
+def test_import_fills_empty_fields_reports_conflicts_and_overwrites_only_when_asked(lib):
+    entry = lib.add(Work(doi="10.1000/a", title="My careful title", year=2020,
+                         authors=[Author(name="Ann Smith", family="Smith", given="Ann")]))
+    record = _csl(DOI="https://doi.org/10.1000/A", title="A sloppy title", volume="7", issued={"date-parts": [[2021]]},
+                  author=[{"family": "Smyth", "given": "A."}])
+    result = lib.import_bibliography(record)
+    (row,) = result["report"]
+    assert row["status"] == "merged" and result["conflicts"] == 1
+    assert {c["field"] for c in row["conflicts"]} == {"title", "year", "names"}
+    kept = lib.info(entry.id)
+    assert (kept.title, kept.year, kept.volume, [a.family for a in kept.authors]) == (
+        "My careful title", 2020, "7", ["Smith"])
+    forced = lib.import_bibliography(record, overwrite=True)
+    assert set(forced["report"][0]["overwritten"]) == {"title", "year", "names"}
+    changed = lib.info(entry.id)
+    assert (changed.title, changed.year, [a.family for a in changed.authors]) == ("A sloppy title", 2021, ["Smyth"])
+
+
+def test_different_dois_never_merge_and_shared_secondary_ids_need_agreeing_titles(lib):
+    lib.add(Work(doi="10.1000/chapter-1", pmid="111", title="The first chapter of the book"))
+    result = lib.import_bibliography(json.dumps([
+        {"type": "chapter", "DOI": "10.1000/chapter-2", "PMID": "111", "title": "The first chapter of the book"},
+        {"type": "article-journal", "PMID": "111", "title": "Something else entirely about fish"},
+        {"type": "article-journal", "PMID": "111", "title": "The first chapter of the book."},
+    ]))
+    first, second, third = result["report"]
+    assert first["status"] == "added" and "different DOIs" in first["conflicts"][0]["reason"]
+    assert first["conflicts"][0]["ids_set_aside"] == {"pmid": "111"}
+    assert second["status"] == "added" and "titles differ" in second["conflicts"][0]["reason"]
+    assert third["status"] == "merged" and third["matched"] == {
+        "id": "pmid:111", "entry_title": "The first chapter of the book",
+        "record_title": "The first chapter of the book."}
+    # The set-aside id is kept on the new entry, not dropped.
+    assert lib.info(first["id"]).extra["conflicting-ids"] == {"pmid": "111"}
+
+
+def test_title_agreement_threshold():
+    same = [("Deep learning", "Deep Learning."), ("Schrödinger's cat revisited", "Schrodinger's cat revisited"),
+            ("The ecology of fear: a review", "The ecology of fear"), ("Attention is all you need",
+                                                                       "Attention is all you ned")]
+    different = [("Chapter 1: Introduction", "Chapter 2: Methods"), ("Deep learning", "Deep reinforcement learning"),
+                 ("A study of cats", "A study of bats and rats")]
+    assert all(title_similarity(a, b) >= TITLE_AGREEMENT for a, b in same)
+    assert all(title_similarity(a, b) < TITLE_AGREEMENT for a, b in different)
+    # A DOI found only in a note is a secondary id: titles must agree.
+    inferred = decide(Side({"doi": "10.1/x"}, "Chapter 1: Introduction"),
+                      Side({"doi": "10.1/x"}, "Chapter 2: Methods", frozenset({"doi"})))
+    declared = decide(Side({"doi": "10.1/x"}, "Chapter 1: Introduction"), Side({"doi": "10.1/x"}, "Anything"))
+    assert (inferred.same, declared.same) == (False, True)
+
+
+def test_citation_keys_are_kept_suffixed_on_clash_settable_and_never_change_on_export(lib):
+    bib = "@article{goodfellowDeepLearning2016, title={Deep Learning}, year={2016}, author={Goodfellow, Ian}}\n"
+    first = lib.import_bibliography(bib)["report"][0]
+    assert lib.info(first["id"]).citekey == "goodfellowDeepLearning2016"
+    clash = lib.import_bibliography(bib.replace("Deep Learning", "Deep Learning II"))["report"][0]
+    assert clash["citekey"] == "goodfellowDeepLearning2016a" and "already used" in clash["problems"][0]
+    new = lib.add(Work(doi="10.1000/k", title="Literate programming", year=1984,
+                       authors=[Author(name="Donald Knuth", family="Knuth", given="Donald")]))
+    assert new.citekey == "knuthLiterateProgramming1984"
+    alone, together = lib.export("bibtex", refs=[new.id]), lib.export("bibtex")
+    assert "@misc{knuthLiterateProgramming1984," in alone and "@misc{knuthLiterateProgramming1984," in together
+    assert lib.set_citekey(new.id, "knuth84").citekey == "knuth84"
+    with pytest.raises(DoigetError, match="already used"):
+        lib.set_citekey(new.id, "GOODFELLOWDEEPLEARNING2016")
+    with pytest.raises(DoigetError, match="not usable"):
+        lib.set_citekey(new.id, "has space")
+    assert lib.export("csl-json", refs=[new.id])[0]["citation-key"] == "knuth84"
+
+
+def test_ris_import_with_tags_exported_as_keywords(lib):
+    ris = "TY  - JOUR\nAU  - Marx, Karl\nA2  - Engels, Friedrich\nTI  - Capital\nPY  - 1867\nKW  - economics\n" \
+          "DO  - 10.1000/capital\nSN  - 1234-5678\nER  - \n"
+    (row,) = lib.import_bibliography(ris)["report"]
+    entry = lib.info(row["id"])
+    assert [a.family for a in entry.authors] == ["Marx"] and entry.contributors["editor"][0].family == "Engels"
+    assert entry.extra["ISSN"] == "1234-5678" and entry.tags == ["economics"]
+    assert "keywords = {economics}" in lib.export("bibtex", refs=[entry.id])
+    assert lib.export("csl-json", refs=[entry.id])[0]["keyword"] == "economics"
+
+
+def test_file_fields_attach_existing_pdfs_only_with_the_flag(lib, tmp_path):
+    pdf = tmp_path / "papers" / "smith.pdf"
+    pdf.parent.mkdir()
+    import fitz
+
+    document = fitz.open()
+    document.new_page().insert_text((72, 72), "Smith's paper, the attached copy")
+    pdf.write_bytes(document.tobytes())
+    bib = tmp_path / "refs.bib"
+    bib.write_text("@article{s, title={Smith's paper}, file={Full Text:papers/smith.pdf:application/pdf}}\n"
+                   "@article{t, title={Missing file}, file={:papers/none.pdf:pdf}}\n", encoding="utf-8")
+    plain = lib.import_bibliography(bib)
+    assert "attached" not in plain and not lib.info(plain["report"][0]["id"]).has_pdf
+    attached = lib.import_bibliography(bib, attach_files=True)
+    assert [a["path"] for a in attached["attached"]] == [str(pdf)]
+    assert lib.info(attached["report"][0]["id"]).has_pdf
+    assert "file = {Full Text:papers/smith.pdf:application/pdf}" in lib.export("bibtex")
+
+
+def test_dedupe_lists_likely_duplicates_and_merge_loses_nothing(lib):
+    a = lib.add(Work(doi="10.1000/m", title="Octopus cognition", year=2019,
+                     authors=[Author(name="Peter Godfrey", family="Godfrey", given="Peter")]))
+    b = lib.add(Work(arxiv="1901.00001", title="Octopus Cognition.", year=2019, volume="3",
+                     authors=[Author(name="P. Godfrey", family="Godfrey", given="P.")]))
+    lib.tag(b.id, ["cephalopods"])
+    lib.annotate(b.id, "read twice")
+    groups = lib.dedupe()
+    assert groups == [{"reason": "same title, year and first author", "entries": [
+        {"id": a.id, "ref": "doi:10.1000/m", "citekey": a.citekey, "title": "Octopus cognition", "year": 2019},
+        {"id": b.id, "ref": "arxiv:1901.00001", "citekey": b.citekey, "title": "Octopus Cognition.", "year": 2019}]}]
+    outcome = lib.merge(a.id, b.id)
+    merged = outcome["entry"]
+    assert (merged.doi, merged.arxiv, merged.volume, merged.tags) == ("10.1000/m", "1901.00001", "3", ["cephalopods"])
+    assert merged.annotation == "read twice"
+    assert merged.extra["merged"][0]["title"] == "Octopus Cognition." and merged.extra["bibtex"]["ids"] == b.citekey
+    assert lib.dedupe() == []
+    c = lib.add(Work(doi="10.1000/other", title="Octopus cognition", year=2019))
+    with pytest.raises(DoigetError, match="different DOIs"):
+        lib.merge(a.id, c.id)
+
+
+def test_cli_dedupe_merge_citekey_and_import_overwrite(tmp_path):
+    home = tmp_path / "home"
+    bib = tmp_path / "a.bib"
+    bib.write_text("@article{k1, title={Same title}, year={2001}, author={Doe, Jane}, doi={10.1000/x}}\n"
+                   "@article{k2, title={Same title}, year={2001}, author={Doe, J.}}\n", encoding="utf-8")
+
+    def run(*args):
+        done = subprocess.run([sys.executable, "-m", "doiget.cli", "--json", *args], capture_output=True, text=True,
+                              env={"DOIGET_HOME": str(home), "PATH": "/usr/bin:/bin"}, timeout=120)
+        assert done.returncode == 0, done.stderr
+        return json.loads(done.stdout)
+
+    assert run("import", str(bib))["added"] == 2
+    (group,) = run("dedupe")["groups"]
+    assert [e["citekey"] for e in group["entries"]] == ["k1", "k2"]
+    assert run("merge", group["entries"][0]["ref"], f"#{group['entries'][1]['id']}")["merged"]
+    assert run("citekey", "doi:10.1000/x", "doe2001")["citekey"] == "doe2001"
+    bib.write_text("@article{k1, title={Other title}, doi={10.1000/x}}\n", encoding="utf-8")
+    assert run("import", str(bib))["conflicts"] == 1
+    assert run("import", "--overwrite", str(bib))["report"][0]["overwritten"] == ["title"]
