@@ -11,6 +11,9 @@ import platformdirs
 from doiget.errors import DoigetError, ErrorCode
 
 PROFILES = ("full", "offline", "read-only")
+# The keys config.toml may hold; any other is an error naming it. Keys other than profile and
+# contact_email are passed on in Config.extra (query_time_limit: store/deadline.py).
+KEYS = ("profile", "contact_email", "query_time_limit")
 
 
 def resolve_home(home: str | os.PathLike[str] | None = None) -> Path:
@@ -62,8 +65,13 @@ def load_config(home: str | os.PathLike[str] | None = None) -> Config:
             data = tomllib.loads(path.read_text(encoding="utf-8"))
         except (OSError, tomllib.TOMLDecodeError) as exc:
             raise DoigetError(ErrorCode.STORE_ERROR, f"cannot read {path}: {exc}") from exc
-    profile = os.environ.get("DOIGET_PROFILE") or data.pop("profile", "full")
+    unknown = sorted(set(data) - set(KEYS))
+    if unknown:
+        raise DoigetError(ErrorCode.INVALID_INPUT, f"unknown key {unknown[0]!r} in {path}; "
+                                                   f"config.toml keys: {', '.join(KEYS)}")
+    profile = os.environ.get("DOIGET_PROFILE") or data.get("profile", "full")
     if profile not in PROFILES:
         raise DoigetError(ErrorCode.INVALID_INPUT, f"unknown profile {profile!r}; profiles: {', '.join(PROFILES)}")
-    email = os.environ.get("DOIGET_CONTACT_EMAIL") or data.pop("contact_email", None)
-    return Config(home=root, profile=profile, contact_email=email or None, extra=data)
+    email = os.environ.get("DOIGET_CONTACT_EMAIL") or data.get("contact_email")
+    extra = {k: v for k, v in data.items() if k not in ("profile", "contact_email")}
+    return Config(home=root, profile=profile, contact_email=email or None, extra=extra)

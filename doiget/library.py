@@ -13,6 +13,7 @@ from doiget.config import Config, load_config
 from doiget.models import Entry, SearchHit, TextHit, Work
 from doiget.net.base import Download, Http
 from doiget.refs import Ref
+from doiget.results import Hits, SqlResult, TextPage
 from doiget.services import admin, artefacts, entries, fetching, organise, reading
 from doiget.services.checks import RefLike
 from doiget.store import deadline
@@ -92,8 +93,8 @@ class Library:
 
         ``include_fulltext`` also searches the papers' text: each hit carries its best passage, and papers
         matched only inside their text follow the metadata matches."""
-        return entries.search(self, query, limit, year_from=year_from, year_to=year_to, tag=tag,
-                              collection=collection, has_pdf=has_pdf, include_fulltext=include_fulltext)
+        return Hits(entries.search(self, query, limit, year_from=year_from, year_to=year_to, tag=tag,
+                                   collection=collection, has_pdf=has_pdf, include_fulltext=include_fulltext))
 
     def delete(self, ref: RefLike) -> dict[str, Any]:
         """Remove an entry and everything attached to it, then the blobs nothing else references."""
@@ -159,6 +160,16 @@ class Library:
         DOI/arXiv id found in the PDF (resolved when the network is allowed), else one titled from the PDF."""
         return artefacts.add_pdf(self, pdf, ref)
 
+    def add_jats(self, xml: bytes | str | os.PathLike[str], ref: RefLike | None = None) -> dict[str, Any]:
+        """Import a JATS XML article you have: its front matter fills the entry (found by ``ref`` or any id the
+        article gives, else created; keywords become tags), its ``<ref-list>`` becomes citation edges (stubs for
+        the cited works) and its text is stored and indexed."""
+        return artefacts.add_jats(self, xml, ref)
+
+    def add_file(self, path: str | os.PathLike[str], ref: RefLike | None = None) -> dict[str, Any]:
+        """Import a local PDF or JATS XML file (told apart by content); the result names its ``format``."""
+        return artefacts.add_file(self, path, ref)
+
     def gc(self, grace_seconds: float = 900, dry_run: bool = False) -> dict[str, Any]:
         """Remove blobs no artefact references (older than ``grace_seconds``, so in-flight writes are
         safe), stale temp files and expired HTTP cache rows."""
@@ -214,15 +225,15 @@ class Library:
 
         ``format`` "auto" reads ar5iv HTML, JATS or BioC before the PDF (then the LaTeX source); NOT_FOUND
         when no extractable artefact is stored (fetch the paper first; this never fetches)."""
-        return reading.text(self, ref, format, offset, max_chars, page)
+        return TextPage(reading.text(self, ref, format, offset, max_chars, page))
 
     def search_text(self, query: str, limit: int = 20, *, ref: RefLike | None = None, tag: str | None = None,
                     collection: str | None = None, year_from: int | None = None,
                     year_to: int | None = None) -> list[TextHit]:
         """Passages of the papers' text matching ``query`` ("phrases", prefix*, AND/OR/NOT, heading:term),
         best first by bm25, each naming its paper, section heading, PDF page and character offset."""
-        return reading.search_text(self, query, limit, ref=ref, tag=tag, collection=collection,
-                                   year_from=year_from, year_to=year_to)
+        return Hits(reading.search_text(self, query, limit, ref=ref, tag=tag, collection=collection,
+                                        year_from=year_from, year_to=year_to))
 
     def reindex(self, ref: RefLike | None = None,
                 progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
@@ -237,6 +248,14 @@ class Library:
 
     # ---- bibliography, citation strings, notes (services/bibliography.py, citations.py, notes.py) ----
     # Imported on demand, as the graph services are, to keep CLI and MCP start-up short.
+    def cite(self, refs: list[RefLike], style: str = "apa", format: str = "text") -> dict[str, Any]:
+        """The entries ``refs`` as formatted references: ``{style, format, references: [str]}`` in the
+        style's order. ``style`` is apa, vancouver, nature, ieee, mla, ama, harvard or a .csl file path;
+        ``format`` text or html."""
+        from doiget.services import references
+
+        return references.cite(self, refs, style, format)
+
     def export(self, format: str = "bibtex", refs: list[RefLike] | None = None, tag: str | None = None,
                collection: str | None = None, query: str | None = None) -> str | list[dict[str, Any]]:
         """The selected entries as BibTeX or RIS text, or as a list of CSL-JSON items. Selectors
@@ -385,8 +404,16 @@ class Library:
         """Store location, schema revision, counts and integrity of this library."""
         return admin.health(self)
 
-    def sql(self, query: str, max_rows: int = 1000) -> dict[str, Any]:
-        """Run ONE read-only SQL statement; returns columns, rows and whether rows were cut at ``max_rows``
-        (or at :data:`doiget.limits.MAX_SQL_CHARS` characters of values). QUERY_TIMEOUT after
+    def sql(self, query: str, max_rows: int = 1000) -> SqlResult:
+        """Run ONE read-only SQL statement: ``result["columns"]``, ``["rows"]`` and ``["truncated"]`` (cut at
+        ``max_rows``, or at :data:`doiget.limits.MAX_SQL_CHARS` characters of values); also a sequence of
+        row records, so ``pandas.DataFrame(result)`` is the table. QUERY_TIMEOUT after
         ``query_time_limit`` seconds (config.toml, default 5)."""
-        return admin.sql(self, query, max_rows)
+        result = admin.sql(self, query, max_rows)
+        return SqlResult(result["columns"], result["rows"], result["truncated"])
+
+    def datasette_metadata(self) -> dict[str, Any]:
+        """Datasette metadata for this library's file: FTS tables wired, views described, canned queries."""
+        from doiget.store.datasette import datasette_metadata
+
+        return datasette_metadata(self.store.path.stem)

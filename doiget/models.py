@@ -150,6 +150,18 @@ class Entry(Work):
 
         return label(self.ids(), self.id)
 
+    def __repr__(self) -> str:
+        from doiget.results import short
+
+        first = self.authors[0].name if self.authors else "?"
+        who = first + (" et al." if len(self.authors) > 1 else "")
+        return f"<Entry {self.ref_label} {who} ({self.year or 'n.d.'}) {short(self.title)!r}>"
+
+    def _repr_html_(self) -> str:
+        from doiget.results import entry_html
+
+        return entry_html(self)
+
 
 class SearchHit(BaseModel):
     id: int
@@ -164,6 +176,11 @@ class SearchHit(BaseModel):
     snippet: str
     fulltext: "ChunkMatch | None" = Field(default=None, description="best matching passage of the paper's text "
                                           "(only with include_fulltext)")
+
+    def __repr__(self) -> str:
+        from doiget.results import short
+
+        return f"<SearchHit {self.ref} ({self.year or 'n.d.'}) {short(self.title)!r} score={self.score:.3g}>"
 
 
 class ChunkMatch(BaseModel):
@@ -185,6 +202,12 @@ class TextHit(ChunkMatch):
     ref: str
     title: str | None
     year: int | None
+
+    def __repr__(self) -> str:
+        from doiget.results import short
+
+        where = f"p. {self.page}" if self.page else f"offset {self.char_start}"
+        return f"<TextHit {self.ref} {where} {short(self.snippet.replace('**', ''), 60)!r}>"
 
 
 def ok(**data: Any) -> dict[str, Any]:

@@ -22,6 +22,7 @@ from typing import Literal, NamedTuple
 import networkx as nx
 
 from doiget.errors import DoigetError, ErrorCode
+from doiget.pagerank import pagerank
 
 RANKINGS = ("similarity", "influence", "recent")
 _RANKED = {"similarity": "similar", "influence": "influential", "recent": "recent"}  # _Context attributes
@@ -218,16 +219,16 @@ class _Context:
 
     @cached_property
     def influential(self) -> list[Related]:
-        return _by_pagerank(nx.pagerank(self.G), self.candidates)
+        return _by_pagerank(pagerank(self.G), self.candidates)
 
     @cached_property
     def recent(self) -> list[Related]:
         recent_nodes = [n for n, year in self.G.nodes(data="year") if year is not None and year >= self.since_year]
-        return _by_pagerank(nx.pagerank(self.G.subgraph(recent_nodes)), self.candidates)
+        return _by_pagerank(pagerank(self.G.subgraph(recent_nodes)), self.candidates)
 
 
-def _by_pagerank(pagerank: dict[int, float], candidates: set[int]) -> list[Related]:
-    return _sorted([Related(c, pagerank[c], {"pagerank": pagerank[c]}) for c in candidates if c in pagerank])
+def _by_pagerank(ranks: dict[int, float], candidates: set[int]) -> list[Related]:
+    return _sorted([Related(c, ranks[c], {"pagerank": ranks[c]}) for c in candidates if c in ranks])
 
 
 def _sorted(ranked: list[Related]) -> list[Related]:

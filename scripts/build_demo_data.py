@@ -1,13 +1,14 @@
 """Rebuild doiget/demo/papers.json from recorded upstream responses, with doiget's own parsers.
 
-Six Europe PMC records (with abstracts) and six arXiv records: real metadata, reproducible.
+Six Europe PMC records (with abstracts), six arXiv records and the Crossref record of the PNAS
+paper the README cites: real metadata, reproducible.
 The arXiv recording decoded UTF-8 as Latin-1 (see tests/fixtures/upstream/SOURCES.md); names are
 repaired here so the demo shows them as the authors spell them.
 """
 import json
 from pathlib import Path
 
-from doiget.net import arxiv, europepmc
+from doiget.net import arxiv, crossref, europepmc
 
 ROOT = Path(__file__).resolve().parent.parent
 UPSTREAM = ROOT / "tests" / "fixtures" / "upstream"
@@ -32,7 +33,11 @@ def main() -> None:
         for author in work.authors:
             author.name, author.family, author.given = (repair_mojibake(author.name), repair_mojibake(author.family),
                                                         repair_mojibake(author.given))
-    works = [w.model_dump(mode="json", exclude_defaults=True) for w in medical + preprints]
+    pnas = crossref.parse_work_response(json.loads(
+        (UPSTREAM / "crossref" / "works_10.1073_pnas.1414271111.json").read_text()))
+    # Its 65 references would add as many stub entries; the demo's citations are in citations.json.
+    pnas.references = []
+    works = [w.model_dump(mode="json", exclude_defaults=True) for w in medical + preprints + [pnas]]
     target = ROOT / "doiget" / "demo" / "papers.json"
     target.write_text(json.dumps(works, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     print(f"wrote {len(works)} works to {target}")

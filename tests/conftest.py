@@ -21,6 +21,13 @@ MARKS: dict[str, tuple[str, ...]] = {
     "test_graph_frontends.py": ("e2e",),
     "test_mcp.py": ("e2e",),
     "test_secrets.py": ("e2e",),
+    "test_browse.py": ("e2e",),
+    "test_cite.py": ("e2e",),
+    "test_cli_scripting.py": ("e2e",),
+    "test_dist.py": ("slow",),
+    "test_doc_examples.py": ("e2e", "slow"),
+    "test_mcp_hosts.py": ("e2e",),
+    "test_notebook.py": ("e2e",),
 }
 
 

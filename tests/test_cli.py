@@ -19,7 +19,7 @@ def test_demo_then_search_info_tag_sql(tmp_path):
     home = tmp_path / "home"
     demo = run(home, "demo")
     assert demo.returncode == 0, demo.stderr
-    assert "12 papers" in demo.stdout
+    assert "13 papers, 10 PDFs, 11 citations" in demo.stdout
 
     search = run(home, "--json", "search", "fuzzing")
     assert search.returncode == 0
@@ -44,7 +44,7 @@ def test_sql_refuses_writes_with_message_and_exit_code(tmp_path):
     result = run(tmp_path, "sql", "DELETE FROM entries")
     assert result.returncode == 1
     assert "READ_ONLY" in result.stderr and result.stdout == ""
-    assert run(tmp_path, "sql", "SELECT count(*) FROM entries").stdout.split()[-1] == "12"
+    assert run(tmp_path, "sql", "SELECT count(*) FROM entries WHERE is_stub = 0").stdout.split()[-1] == "13"
 
 
 def test_errors_go_to_stderr_with_nonzero_exit(tmp_path):

@@ -110,7 +110,7 @@ def test_cli_fetch_resolve_and_search(tmp_path, https_server, upstream_env):
 def test_cli_batch_from_stdin(tmp_path, https_server, upstream_env):
     listing = f"# reading list\n{PNAS_DOI}\n\n{XGEN_DOI}  # gold, landing page only\nnot-a-ref\n{ARXIV_ID}\n{PNAS_DOI.upper()}\n"
     result = run(tmp_path / "home", upstream_env, "batch", "-", stdin=listing)
-    assert result.returncode == 0, result.stderr  # the batch ran, even with a failed line
+    assert result.returncode == 3, result.stderr  # the batch ran all lines; exit 3: one of them failed
     lines = result.stdout.splitlines()
     assert lines[0].split() == ["ref", "status", "detail", "title"]
     assert [line.split()[1] for line in lines[1:6]] == ["fetched", "no_oa_url", "INVALID_REF", "fetched", "fetched"]

@@ -14,6 +14,7 @@ from synthetic_graph import citation_dag
 
 from doiget import ranking as graph
 from doiget.errors import DoigetError, ErrorCode
+from doiget.pagerank import pagerank  # equal to networkx.pagerank: tests/test_pagerank.py
 from doiget.ranking import Step, build_graph, connect, export_graph, literature_review, related
 
 LN2, LN3 = math.log(2), math.log(3)
@@ -92,7 +93,7 @@ def test_related_rejects_bad_input(small):
 def test_influence_and_recent_rank_the_neighbourhood_by_pagerank(small):
     small.nodes[4]["year"], small.nodes[5]["year"], small.nodes[12]["year"] = 2023, 2021, 2024
     influence = related(small, [1], "influence", limit=None)
-    pr = nx.pagerank(small)
+    pr = pagerank(small)
     assert [r.node for r in influence] == sorted({2, 3, 4, 5, 10, 11, 12, 20, 21}, key=lambda n: (-pr[n], n))
     assert influence[0].node == 20 and influence[0].components == {"pagerank": pr[20]}
     recent = related(small, [1], "recent", now_year=2024, limit=None)
@@ -197,9 +198,9 @@ def neighbourhood(big, seeds) -> set[int]:
     return set().union(*(nx.single_source_shortest_path_length(U, s, cutoff=2) for s in seeds)) - set(seeds)
 
 
-def test_synthetic_influence_equals_networkx_pagerank(big, seeds, neighbourhood):
+def test_synthetic_influence_is_pagerank(big, seeds, neighbourhood):
     got = related(big, seeds, "influence", limit=None)
-    pr = nx.pagerank(big)
+    pr = pagerank(big)
     expected = sorted(neighbourhood, key=lambda n: (-pr[n], n))
     assert [r.node for r in got] == expected
     assert [r.score for r in got] == [pr[n] for n in expected]
@@ -208,7 +209,7 @@ def test_synthetic_influence_equals_networkx_pagerank(big, seeds, neighbourhood)
 def test_synthetic_recent_equals_pagerank_of_last_three_years(big, seeds, neighbourhood):
     got = related(big, seeds, "recent", now_year=2024, limit=None)
     sub = big.subgraph(n for n, y in big.nodes(data="year") if y >= 2022)
-    pr = nx.pagerank(sub)
+    pr = pagerank(sub)
     assert [r.node for r in got] == sorted(neighbourhood & set(sub), key=lambda n: (-pr[n], n))
     assert all(r.score == pr[r.node] and big.nodes[r.node]["year"] >= 2022 for r in got)
     assert got  # the seeds do have recent neighbours
@@ -248,7 +249,7 @@ def test_synthetic_review_failing_section_is_partial(big, seeds, monkeypatch):
 
     def no_pagerank(*args, **kwargs):
         raise RuntimeError("pagerank did not converge")
-    monkeypatch.setattr(nx, "pagerank", no_pagerank)
+    monkeypatch.setattr(graph, "pagerank", no_pagerank)
     broken = literature_review(big, seeds, now_year=2024)
     assert broken["partial"] is True
     assert {s for s, v in broken["sections"].items() if v.get("partial")} == {"important", "recent"}
@@ -257,7 +258,7 @@ def test_synthetic_review_failing_section_is_partial(big, seeds, monkeypatch):
 
 
 def test_synthetic_review_answers_within_a_second(big, seeds):
-    literature_review(big, seeds, now_year=2024)  # warm: the first call pays scipy's import
+    literature_review(big, seeds, now_year=2024)  # warm
     timings = []
     for _ in range(3):  # CPU time, so that other processes on a busy machine do not count
         start = time.process_time()

@@ -5,6 +5,7 @@ import pytest
 
 from doiget import DoigetError, ErrorCode, Work, open_library
 from doiget.demo import demo_works, load_demo
+from doiget.demo import has_pdf as demo_has_pdf
 
 
 @pytest.fixture
@@ -26,10 +27,11 @@ def test_search_filters(lib):
     everything = {h.ref for h in lib.search("test* OR cancer", limit=100)}
     assert len(everything) == 12
     assert {h.ref for h in lib.search("test* OR cancer", limit=100, tag="oncology")} == {
-        str(w.primary_ref()) for w in demo_works() if not w.arxiv}
+        str(w.primary_ref()) for w in demo_works() if w.pmid}
+    pdf_refs = {str(w.primary_ref()) for i, w in enumerate(demo_works()) if demo_has_pdf(i)}
     with_pdf = lib.search("test* OR cancer", limit=100, has_pdf=True)
-    assert len(with_pdf) == 3 and all(h.has_pdf for h in with_pdf)
-    assert len(lib.search("test* OR cancer", limit=100, has_pdf=False)) == 9
+    assert {h.ref for h in with_pdf} == everything & pdf_refs and all(h.has_pdf for h in with_pdf)
+    assert {h.ref for h in lib.search("test* OR cancer", limit=100, has_pdf=False)} == everything - pdf_refs != set()
     recent = lib.search("test* OR cancer", limit=100, year_from=2024)
     assert recent and all(h.year >= 2024 for h in recent)
     assert lib.search("test* OR cancer", limit=100, collection="demo")
@@ -81,7 +83,7 @@ def test_delete_removes_rows_then_only_unshared_blobs(lib):
     result = lib.delete(first)
     assert result["blobs_removed"] == 0 and lib.pdf_path(second).read_bytes() == shared
     assert lib.delete(second)["blobs_removed"] == 1
-    assert lib.sql("SELECT count(*) FROM entries")["rows"] == [[10]]
+    assert lib.sql("SELECT count(*) FROM entries")["rows"] == [[len(works) - 2]]
 
 
 def test_sql_is_read_only(lib):
@@ -95,7 +97,7 @@ def test_sql_is_read_only(lib):
     with pytest.raises(DoigetError) as info:
         lib.sql("SELECT 1; DELETE FROM entries")
     assert info.value.code is ErrorCode.INVALID_QUERY
-    assert lib.sql("SELECT count(*) FROM entries")["rows"] == [[12]]
+    assert lib.sql("SELECT count(*) FROM entries")["rows"] == [[len(demo_works())]]
     assert lib.sql("SELECT value FROM json_each('[1,2,3]')", max_rows=2) == {
         "columns": ["value"], "rows": [[1], [2]], "truncated": True}
 

@@ -98,12 +98,12 @@ def test_every_tool_with_good_input(demo_home):
     search, info, recent, pdf, tag, annotate, search2, clear, health, profile = results
     assert search["hits"][0]["ref"] == ref and info["entry"]["title"].startswith("Active Fuzzing")
     assert recent["count"] == 2
-    assert pdf["has_pdf"] is False and pdf["pdf_path"] is None
+    assert pdf["has_pdf"] is True and os.path.isfile(pdf["pdf_path"])  # the demo's generated PDF
     assert tag["tags"] == ["demo", "security", "software-testing"] and tag["collections"] == ["demo", "reading"]
     assert annotate["annotation"] == "threat model in section 3"
     assert [h["ref"] for h in search2["hits"]] == [ref]
     assert clear["annotation"] is None
-    assert health["health"]["status"] == "ok" and health["health"]["counts"]["entries"] == 12
+    assert health["health"]["status"] == "ok" and health["health"]["counts"]["entries"] == 13
     assert profile["profile"] == "full" and all(t["enabled"] for t in profile["tools"])
 
 

@@ -1,18 +1,23 @@
 """The ``doiget`` command: a thin adapter over :class:`doiget.Library`.
 
-Human-readable output by default, ``--json`` for scripts. Errors go to stderr with a non-zero
-exit code: 1 for a doiget error (the code is printed), 2 for bad usage.
+Human-readable output by default, ``--json`` for scripts. Errors go to stderr. Exit codes:
+0 success; 1 a doiget error (the code is printed); 2 bad usage; 3 the command ran over several
+items and at least one failed (the result says which; ``"failed"`` counts them); 130 interrupted;
+141 stdout was closed early (``doiget search x | head -1``).
 """
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from doiget import __version__
-from doiget.errors import DoigetError
+from doiget.errors import DoigetError, ErrorCode
+
+EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_PARTIAL, EXIT_INTERRUPTED, EXIT_PIPE = 0, 1, 2, 3, 130, 141
 
 Handler = Callable[[argparse.Namespace], Any]
 Command = Callable[[str, Handler, Callable[[Any], str], str], argparse.ArgumentParser]
@@ -23,20 +28,42 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if not getattr(args, "handler", None):
         parser.print_help(sys.stderr)
-        return 2
+        return EXIT_USAGE
     try:
+        configure_logging()
         result = args.handler(args)
+        if result is not None:
+            emit(args, result)
+        sys.stdout.flush()
     except DoigetError as exc:
         if args.json:
             print(json.dumps({"ok": False, "error": exc.to_dict()}))
         print(f"doiget: {exc.code.value}: {exc.message}", file=sys.stderr)
-        return 1
+        return EXIT_ERROR
     except KeyboardInterrupt:
         print("doiget: interrupted", file=sys.stderr)
-        return 130
-    if result is not None:
-        emit(args, result)
-    return 0
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        # The reader went away (`| head`): stop quietly, and keep the interpreter's final flush quiet too.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_PIPE
+    failed = result.get("failed") if isinstance(result, dict) else 0
+    if failed:
+        print(f"doiget: {failed} item(s) failed; the others were done", file=sys.stderr)
+        return EXIT_PARTIAL
+    return EXIT_OK
+
+
+def configure_logging() -> None:
+    """Log to stderr at ``$DOIGET_LOG`` (default WARNING); an unknown level is a usage error."""
+    import logging
+
+    name = os.environ.get("DOIGET_LOG", "").strip().upper() or "WARNING"
+    level = logging.getLevelNamesMapping().get(name)
+    if level is None:
+        raise DoigetError(ErrorCode.INVALID_INPUT, f"DOIGET_LOG={name!r} is not a log level "
+                                                   "(DEBUG, INFO, WARNING, ERROR, CRITICAL)")
+    logging.basicConfig(stream=sys.stderr, level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
 
 
 def emit(args: argparse.Namespace, result: Any) -> None:
@@ -47,14 +74,21 @@ def emit(args: argparse.Namespace, result: Any) -> None:
         print(args.render(result))
 
 
-def build_parser() -> argparse.ArgumentParser:
-    from doiget.cli import bibliography, fetch, fulltext, graph, local
+def common_options() -> argparse.ArgumentParser:
+    """``--home`` and ``--json`` as a parent parser, for commands and their sub-actions alike.
 
-    # SUPPRESS: an option given before the command must survive the subcommand's defaults.
+    SUPPRESS: an option given before the command must survive the subcommand's defaults."""
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--home", default=argparse.SUPPRESS,
                         help="library directory (default: $DOIGET_HOME or the platform data dir)")
     common.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help="print JSON instead of text")
+    return common
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from doiget.cli import bibliography, fetch, fulltext, graph, local
+
+    common = common_options()
     parser = argparse.ArgumentParser(prog="doiget", description="A personal scholarly-paper knowledge base.")
     parser.add_argument("--home", help="library directory (default: $DOIGET_HOME or the platform data dir)")
     parser.add_argument("--json", action="store_true", help="print JSON instead of text")
@@ -69,8 +103,6 @@ def build_parser() -> argparse.ArgumentParser:
     for module in (local, fetch, fulltext, bibliography, graph):
         module.register(command)
     return parser
-
-
 
 
 def run() -> None:

@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from doiget.cli import Command
+from doiget.cli import Command, common_options
 from doiget.cli.common import open_lib
 from doiget.errors import DoigetError, ErrorCode
 
@@ -62,6 +62,7 @@ def cmd_import(args):
                                          overwrite=args.overwrite, attach_files=args.attach_files)
         if args.fetch and result["fetchable"]:
             result["fetch"] = _fetch_all(lib, result["fetchable"], bar)
+            result["failed"] = result["fetch"]["errors"]
         return result
 
 
@@ -90,7 +91,10 @@ def _render_import(r: dict[str, Any]) -> str:
     if "attached" in r:
         lines.append(f"attached {len(r['attached'])} PDF files")
     if "fetch" in r:
-        lines.append(f"fetched: {json.dumps(r['fetch'])}")
+        f = r["fetch"]
+        counts = ", ".join(f"{n} {status}" for status, n in sorted(f["by_status"].items()))
+        errors = ", ".join(f"{n} {code}" for code, n in sorted(f["by_error"].items()))
+        lines.append(f"fetched {f['total']}: {counts or 'none'}; {f['errors']} failed" + (f" ({errors})" if errors else ""))
     notable = [row for row in r["report"] if row["status"] != "added" or row.get("problems") or row.get("conflicts")]
     if notable:
         lines += ["", f"{'#':>5}  {'status':8} {'key':24} {'entry':>6}  reason"]
@@ -142,6 +146,11 @@ def cmd_citekey(args):
 
 
 # ---- citations ----------------------------------------------------------------------------
+def cmd_cite(args):
+    with open_lib(args) as lib:
+        return lib.cite(args.refs, args.style, args.format)
+
+
 def cmd_cite_resolve(args):
     with open_lib(args) as lib:
         return lib.resolve_citation(args.citation, args.limit)
@@ -238,14 +247,21 @@ def register(command: Command) -> None:
                 "set an entry's citation key by hand")
     p.add_argument("ref", metavar="REF")
     p.add_argument("key", metavar="KEY")
+    p = command("cite", cmd_cite, lambda r: "\n".join(r["references"]),
+                "print formatted references in a citation style (APA, Vancouver, Nature, ... or a .csl file)")
+    p.add_argument("refs", nargs="+", metavar="REF")
+    p.add_argument("--style", default="apa",
+                   help="apa, vancouver, nature, ieee, mla, ama, harvard, or the path of a .csl file")
+    p.add_argument("--format", choices=("text", "html"), default="text")
     p = command("cite-resolve", cmd_cite_resolve, _render_candidates,
                 "find the DOI of a reference string (library first, then Crossref)")
     p.add_argument("citation")
     p.add_argument("-n", "--limit", type=int, default=5)
     p = command("note", cmd_note, _render_note, "create, show, edit, delete, search or export notes")
     actions = p.add_subparsers(dest="action", required=True, metavar="ACTION")
+    common = common_options()  # --json and --home after the action too
     for action, help_ in (("create", "write a note ('-' body reads stdin)"), ("edit", "change a note")):
-        a = actions.add_parser(action, help=help_)
+        a = actions.add_parser(action, parents=[common], help=help_)
         if action == "create":
             a.add_argument("body")
             a.add_argument("--ref", help="the paper the note is about")
@@ -259,11 +275,11 @@ def register(command: Command) -> None:
         a.add_argument("--quote", help="anchor: quoted passage")
         a.add_argument("--tag", dest="tags", action="append", default=None, help="tag (repeatable)")
     for action in ("show", "delete", "export"):
-        a = actions.add_parser(action, help=f"{action} a note")
+        a = actions.add_parser(action, parents=[common], help=f"{action} a note")
         a.add_argument("id", type=int)
         if action == "export":
             a.add_argument("-o", "--output", metavar="FILE", help="write the Markdown to FILE")
-    a = actions.add_parser("search", help="find notes (newest first without a keyword)")
+    a = actions.add_parser("search", parents=[common], help="find notes (newest first without a keyword)")
     a.add_argument("keyword", nargs="?")
     a.add_argument("--ref")
     a.add_argument("--tag")

@@ -27,20 +27,34 @@ def _open(args: argparse.Namespace) -> Library:
 
 
 def cmd_fetch(args):
+    """Fetch each REF in turn; with several, a failing one is reported and the rest still run."""
     from doiget.present import fetch_json
     from doiget.services import fetching as pipeline
 
     with contextlib.ExitStack() as stack:
         if args.dry_run:
             plan = pipeline.planner(load_config(args.home), lambda: stack.enter_context(_open(args)))
-            return {"results": [fetch_json(plan(Ref.parse(ref))) for ref in args.refs]}
-        lib = stack.enter_context(_open(args))
-        return {"results": [fetch_json(lib.fetch(ref, fulltext=args.fulltext)) for ref in args.refs]}
+            one = lambda ref: plan(Ref.parse(ref))  # noqa: E731
+        else:
+            lib = stack.enter_context(_open(args))
+            one = lambda ref: lib.fetch(ref, fulltext=args.fulltext)  # noqa: E731
+        if len(args.refs) == 1:
+            return {"results": [{"ok": True, **fetch_json(one(args.refs[0]))}], "failed": 0}
+        results = []
+        for ref in args.refs:
+            try:
+                results.append({"ok": True, **fetch_json(one(ref))})
+            except DoigetError as exc:
+                results.append({"ok": False, "ref": ref, "error": exc.to_dict()})
+        return {"results": results, "failed": sum(not r["ok"] for r in results)}
 
 
 def _render_fetch(result: dict[str, Any]) -> str:
     lines = []
     for r in result["results"]:
+        if not r["ok"]:
+            lines.append(f"{r['ref']}  error  {r['error']['code']}: {r['error']['message']}")
+            continue
         title = (r["entry"] or {}).get("title") or ""
         pdf = r["pdf"]
         if r.get("dry_run"):
@@ -104,7 +118,8 @@ def cmd_batch(args):
     for i, result in enumerate(results):  # duplicate_of indexes the whole file, not the chunk
         if "duplicate_of" in result:
             result["duplicate_of"] += i // pipeline.MAX_BATCH * pipeline.MAX_BATCH
-    return batch_json({"results": results, "summary": pipeline.summarize(results)})
+    summary = pipeline.summarize(results)
+    return {**batch_json({"results": results, "summary": summary}), "failed": summary["errors"]}
 
 
 def _render_batch(result: dict[str, Any]) -> str:

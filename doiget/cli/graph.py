@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from doiget.cli import Command
+from doiget.cli import Command, common_options
 from doiget.cli.common import open_lib
 
 
@@ -126,9 +126,7 @@ def register(command: Command) -> None:
     graph = command("graph", cmd_related, _render_related, "expand, rank and export the citation graph")
     actions = graph.add_subparsers(dest="action", required=True, metavar="ACTION")
     # --json and --home again after the action, so `doiget graph related X --json` works.
-    common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--home", default=argparse.SUPPRESS, help="library directory")
-    common.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help="print JSON instead of text")
+    common = common_options()
 
     def action(name: str, handler, render, help_: str) -> argparse.ArgumentParser:
         p = actions.add_parser(name, parents=[common], help=help_, description=help_)

@@ -6,10 +6,11 @@ import argparse
 import sys
 from typing import Any
 
-from doiget.cli import Command
+from doiget.cli import Command, common_options
 from doiget.cli.common import (render_entries, render_entry, render_hits, render_kv, render_table,
                                open_lib)
 from doiget.config import load_config
+from doiget.errors import DoigetError, ErrorCode
 from doiget.present import entry_dict
 
 def cmd_info(args):
@@ -114,17 +115,49 @@ def cmd_demo(args):
     from doiget.demo import load_demo
 
     with open_lib(args) as lib:
-        return load_demo(lib)
+        return load_demo(lib, force=args.force)
 
 
 def _render_demo(r: dict[str, Any]) -> str:
-    return (f"demo library ready at {r['home']}: {r['entries']} papers, {r['pdfs']} PDFs.\n"
+    return (f"demo library ready at {r['home']}: {r['entries']} papers, {r['pdfs']} PDFs, "
+            f"{r['citations']} citations among them.\n"
             "try:  doiget search 'test*'   ·   doiget recent   ·   doiget serve")
+
+
+def cmd_browse(args):
+    """Datasette on the library, read-only (it opens the file with mode=ro), until Ctrl-C."""
+    import importlib.util
+    import json
+    import subprocess
+    import tempfile
+
+    if importlib.util.find_spec("datasette") is None:
+        raise DoigetError(ErrorCode.NOT_IMPLEMENTED, "doiget browse needs Datasette: pip install 'doiget[browse]'")
+    with open_lib(args) as lib:
+        database, metadata = lib.store.path, lib.datasette_metadata()
+    with tempfile.TemporaryDirectory() as tmp:
+        path = f"{tmp}/metadata.json"
+        with open(path, "w", encoding="utf-8") as f:
+            json.dump(metadata, f)
+        command = [sys.executable, "-m", "datasette", "serve", str(database), "--metadata", path,
+                   "--host", args.host, "--port", str(args.port), "--setting", "max_returned_rows", "1000"]
+        print(f"doiget: Datasette on http://{args.host}:{args.port}/ (read-only); Ctrl-C stops it",
+              file=sys.stderr, flush=True)
+        try:
+            subprocess.run(command + (["--open"] if args.open else []), check=False)
+        except KeyboardInterrupt:
+            pass
+
+
+SERVE_BANNER = ("doiget: MCP server speaking JSON-RPC on stdin/stdout; an MCP host starts it for you "
+                "(see README, 'Use it from an MCP host'). Ctrl-D stops it.")
 
 
 def cmd_serve(args):
     from doiget.mcp.server import serve
 
+    if sys.stdin.isatty():  # a person typed `doiget serve`; stdout belongs to the protocol
+        print(SERVE_BANNER, file=sys.stderr, flush=True)
     serve(args.home)
 
 
@@ -132,6 +165,10 @@ def cmd_serve(args):
 def register(command: Command) -> None:
     """Add this module's subcommands through ``command(name, handler, render, help)``."""
     command("serve", cmd_serve, str, "run the MCP server on stdin/stdout")
+    p = command("browse", cmd_browse, str, "browse the library in Datasette, read-only (pip install 'doiget[browse]')")
+    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--port", type=int, default=8001)
+    p.add_argument("--open", action="store_true", help="open a browser tab")
     p = command("info", cmd_info, render_entry, "show one paper of the library")
     p.add_argument("ref")
     p = command("search", cmd_search, render_hits, "search the library's metadata and notes")
@@ -152,9 +189,10 @@ def register(command: Command) -> None:
     p.add_argument("tags", nargs="+")
     p = command("collection", cmd_collection, _render_collection, "manage collections")
     actions = p.add_subparsers(dest="action", required=True, metavar="ACTION")
-    actions.add_parser("list", help="list collections")
+    common = common_options()  # --json and --home after the action too
+    actions.add_parser("list", parents=[common], help="list collections")
     for action in ("create", "add", "remove", "delete", "show"):
-        a = actions.add_parser(action, help=f"{action} a collection" if action in ("create", "delete", "show")
+        a = actions.add_parser(action, parents=[common], help=f"{action} a collection" if action in ("create", "delete", "show")
                                else f"{action} papers")
         a.add_argument("name")
         if action in ("add", "remove"):
@@ -177,4 +215,5 @@ def register(command: Command) -> None:
     p = command("sql", cmd_sql, render_table, "run one read-only SQL statement ('-' reads stdin)")
     p.add_argument("query")
     p.add_argument("--max-rows", type=int, default=1000)
-    command("demo", cmd_demo, _render_demo, "load a small bundled sample library to try doiget offline")
+    p = command("demo", cmd_demo, _render_demo, "load a small bundled sample library to try doiget offline")
+    p.add_argument("--force", action="store_true", help="add the sample papers even to a library that has its own")

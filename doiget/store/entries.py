@@ -36,6 +36,15 @@ def require_id(conn: Connection, ref: Ref | int) -> int:
     return found
 
 
+def find_any(conn: Connection, refs: Iterable[Ref | int]) -> int | None:
+    """The entry of the first of ``refs`` the library holds (a local ``int`` id must exist)."""
+    for ref in refs:
+        found = require_id(conn, ref) if isinstance(ref, int) else find_id(conn, ref)
+        if found is not None:
+            return found
+    return None
+
+
 def upsert_work(conn: Connection, work: Work, *, stub: bool = False) -> int:
     """Insert ``work`` or update the entry that shares any of its identifiers; returns the entry id.
 

@@ -8,13 +8,13 @@ only the first one seen and is never used for export.
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 
 from sqlalchemy import Connection, bindparam, text
 
 from doiget.models import Author, Work
+from doiget.text import ascii_fold
 
 _IN_BATCH = 500
 NAME_PARTS = ("name", "family", "given", "particle", "dropping_particle", "suffix")
@@ -24,7 +24,7 @@ def author_key(author: Author) -> str:
     """The person-index key: the ORCID when known, else the accent-folded, lower-cased name."""
     if author.orcid:
         return "orcid:" + author.orcid.rsplit("/", 1)[-1].upper()
-    folded = unicodedata.normalize("NFKD", author.name).encode("ascii", "ignore").decode() or author.name
+    folded = ascii_fold(author.name) or author.name
     return "name:" + re.sub(r"\s+", " ", folded).strip().lower()
 
 

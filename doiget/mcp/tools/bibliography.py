@@ -41,6 +41,14 @@ class ExportParams(Params):
                                        "doiget_search_local); its best 100 hits")] = None
 
 
+class CiteParams(Params):
+    refs: Annotated[list[RefArg], Field(min_length=1, max_length=500, description="the entries to cite")]
+    # Bundled styles only: a tool never reads a path on the server (the CLI and API take .csl files).
+    style: Annotated[Literal["apa", "vancouver", "nature", "ieee", "mla", "ama", "harvard"],
+                     Field(max_length=9, description="citation style")] = "apa"
+    format: Annotated[Literal["text", "html"], Field(max_length=4)] = "text"
+
+
 class ImportParams(Params):
     content: Annotated[str, Field(min_length=1, max_length=MAX_IMPORT_CHARS,
                                   description="the bibliography file's text (CSL-JSON, BibTeX or RIS), not a path")]
@@ -182,6 +190,15 @@ BIBLIOGRAPHY_TOOLS: list[ToolSpec] = [
                  "{ok, format, count, items: [CSL-JSON item, ...]} with id = citation-key."),
     _export_tool("doiget_ris_export", "ris", "RIS export", "RIS (EndNote, Mendeley, reference databases)",
                  "{ok, format, count, text}: TY ... ER records."),
+    ToolSpec("doiget_cite", "Formatted references",
+             "Format library entries as references in a citation style (APA, Vancouver, Nature, IEEE, MLA, "
+             "AMA, Harvard).",
+             when="The user wants a reference list or a citation to paste into their writing.",
+             outputs="{ok, style, format, references: [one string per entry, in the style's order]}; NOT_FOUND "
+                     "for a ref not in the library, INVALID_INPUT for an unknown style.",
+             costs="Local read and citeproc formatting; well under a second for 100 refs; no network.",
+             side_effects=NO_SIDE_EFFECTS, limits="At most 500 refs.",
+             params=CiteParams, run=lambda lib, p: lib.get().cite(p.refs, p.style, p.format), read_only=True),
     ToolSpec("doiget_batch_from_bibliography", "Import a bibliography",
              "Add every record of a CSL-JSON, BibTeX or RIS bibliography (Zotero, Mendeley, Better BibTeX, "
              "EndNote export) to the library.",
