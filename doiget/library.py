@@ -160,6 +160,16 @@ class Library:
         DOI/arXiv id found in the PDF (resolved when the network is allowed), else one titled from the PDF."""
         return artefacts.add_pdf(self, pdf, ref)
 
+    def add_jats(self, xml: bytes | str | os.PathLike[str], ref: RefLike | None = None) -> dict[str, Any]:
+        """Import a JATS XML article you have: its front matter fills the entry (found by ``ref`` or any id the
+        article gives, else created; keywords become tags), its ``<ref-list>`` becomes citation edges (stubs for
+        the cited works) and its text is stored and indexed."""
+        return artefacts.add_jats(self, xml, ref)
+
+    def add_file(self, path: str | os.PathLike[str], ref: RefLike | None = None) -> dict[str, Any]:
+        """Import a local PDF or JATS XML file (told apart by content); the result names its ``format``."""
+        return artefacts.add_file(self, path, ref)
+
     def gc(self, grace_seconds: float = 900, dry_run: bool = False) -> dict[str, Any]:
         """Remove blobs no artefact references (older than ``grace_seconds``, so in-flight writes are
         safe), stale temp files and expired HTTP cache rows."""

@@ -1,7 +1,7 @@
 """Time extract_pdf against raw PyMuPDF page.get_text() over the same generated PDFs, then the
-full indexing cost in a real library.
+full indexing cost in a real library; then the same on the real papers in tests/fixtures/papers/pdf.
 
-    python scripts/bench_fulltext.py [--pdfs 20] [--pages 12] [--repeat 3]
+    python scripts/bench_fulltext.py [--pdfs 20] [--pages 12] [--repeat 3] [--rounds 7]
 
 Prints pages/s for raw text, for extract_pdf and their ratio (how much slower full extraction +
 chunking is than bare text extraction); then pages/s for ``Library.add_artefact`` (blob write,
@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import os
 import sqlite3
+import statistics
 import sys
 import tempfile
 import time
@@ -22,6 +23,8 @@ from pathlib import Path
 import pymupdf
 
 ROOT = Path(__file__).resolve().parent.parent
+REAL_PAPERS = ROOT / "tests" / "fixtures" / "papers" / "pdf"
+INDEX_GOAL = 1.5  # issue 15: PDF indexing at most 1.5x raw PyMuPDF get_text() on the same PDFs
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "fulltext"))
 
@@ -52,6 +55,7 @@ def main() -> None:
     parser.add_argument("--pdfs", type=int, default=20)
     parser.add_argument("--pages", type=int, default=12)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--rounds", type=int, default=7, help="paired rounds on the real papers")
     args = parser.parse_args()
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -71,6 +75,7 @@ def main() -> None:
     print(f"extract_pdf:          {pages / full:10.1f} pages/s  ({full:.3f} s)")
     print(f"ratio extract/raw:    {full / raw:10.2f}x slower")
     index_library(blobs, pages)
+    real_papers(args.rounds)
 
 
 def index_library(blobs: list[bytes], pages: int) -> None:
@@ -94,6 +99,37 @@ def index_library(blobs: list[bytes], pages: int) -> None:
     print(f"reindex from scratch: {pages / reindexed:10.1f} pages/s  ({reindexed:.3f} s)")
     print(f"index size:           {size / pages:10.0f} bytes/page  (chunks + chunks_fts; "
           f"{chunk_text / pages:.0f} of them chunk text)")
+
+
+def real_papers(rounds: int) -> None:
+    """Paired rounds on the real papers: the anchor (raw get_text() of every page), extract_pdf, and
+    indexing (Library.reindex from scratch: extraction, chunk rows, FTS, one transaction per document)."""
+    blobs = [p.read_bytes() for p in sorted(REAL_PAPERS.glob("*.pdf"))]
+    pages = sum(pymupdf.open(stream=b, filetype="pdf").page_count for b in blobs)
+    raws, extracts, indexes = [], [], []
+    with tempfile.TemporaryDirectory() as home:
+        os.environ["DOIGET_PROFILE"] = "offline"
+        with Library(load_config(home)) as lib:
+            ids = [lib.add(Work(title=f"Real paper {i}")).id for i in range(len(blobs))]
+            for entry_id, blob in zip(ids, blobs):
+                lib.add_artefact(entry_id, "pdf", blob)
+            for _ in range(rounds):
+                raws.append(best_of(1, raw_text, blobs))
+                extracts.append(best_of(1, extract_pdf, blobs))
+                with lib.store.write() as conn:
+                    conn.exec_driver_sql("DELETE FROM chunks")
+                start = time.perf_counter()
+                report = lib.reindex()
+                indexes.append(time.perf_counter() - start)
+                assert report["indexed"] == len(blobs) and not report["failed"], report
+    extract_ratio = statistics.median(e / r for e, r in zip(extracts, raws))
+    index_ratio = statistics.median(i / r for i, r in zip(indexes, raws))
+    print(f"\nreal papers: {len(blobs)} PDFs, {pages} pages ({REAL_PAPERS.relative_to(ROOT)}), "
+          f"{rounds} paired rounds, medians")
+    print(f"anchor raw get_text(): {statistics.median(raws):8.3f} s")
+    print(f"extract_pdf:           {statistics.median(extracts):8.3f} s  {extract_ratio:5.2f}x the anchor")
+    print(f"index (reindex):       {statistics.median(indexes):8.3f} s  {index_ratio:5.2f}x the anchor  "
+          f"goal <= {INDEX_GOAL}x: {'PASS' if index_ratio <= INDEX_GOAL else 'FAIL'}")
 
 
 def index_bytes(path: Path) -> tuple[int, int]:

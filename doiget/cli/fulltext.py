@@ -3,10 +3,8 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 from typing import Any
-
-from rich.console import Console
-from rich.progress import Progress
 
 from doiget.cli import Command
 from doiget.cli.common import entry_line, open_lib
@@ -49,6 +47,9 @@ def _render_grep(r: dict[str, Any]) -> str:
 
 
 def cmd_reindex(args: argparse.Namespace) -> dict[str, Any]:
+    from rich.console import Console
+    from rich.progress import Progress
+
     with open_lib(args) as lib, Progress(console=Console(file=sys.stderr), transient=True) as progress:
         task = progress.add_task("indexing", total=None)
         return lib.reindex(args.ref, progress=lambda done, total: progress.update(task, completed=done, total=total))
@@ -62,29 +63,52 @@ def _render_reindex(r: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+ADD_SUFFIXES = (".pdf", ".xml", ".nxml")
+
+
 def cmd_add(args: argparse.Namespace) -> dict[str, Any]:
-    """Add each PATH in turn; one that fails is reported and the others are still added."""
-    if args.ref and len(args.paths) > 1:
-        raise DoigetError(ErrorCode.INVALID_INPUT, "--ref names one paper; give one PDF with it")
+    """Add each file (a directory: its PDF and XML files) in turn; one that fails is reported and the others
+    are still added."""
+    paths = _files(args.paths)
+    if args.ref and len(paths) > 1:
+        raise DoigetError(ErrorCode.INVALID_INPUT, "--ref names one paper; give one file with it")
     added = []
-    with open_lib(args) as lib:
-        for path in args.paths:
+    with open_lib(args) as lib, Progress(console=Console(file=sys.stderr), transient=True) as progress:
+        task = progress.add_task("adding", total=len(paths))
+        for path in paths:
+            progress.update(task, description=f"adding {path.name}")
             try:
-                result = lib.add_pdf(path, args.ref)
+                result = lib.add_file(path, args.ref)
             except DoigetError as exc:
-                if len(args.paths) == 1:
+                if len(paths) == 1:  # a single file that fails is the command failing
                     raise
-                added.append({"ok": False, "path": path, "error": exc.to_dict()})
-                continue
-            entry = result.pop("entry")
-            added.append({"ok": True, **result, "path": path, "entry": entry_dict(entry)})
+                added.append({"ok": False, "path": str(path), "error": exc.to_dict()})
+            else:
+                entry = result.pop("entry")
+                added.append({"ok": True, **result, "path": str(path), "entry": entry_dict(entry)})
+            progress.advance(task)
     return {"added": added, "failed": sum(not a["ok"] for a in added)}
 
 
+def _files(paths: list[str]) -> list[Path]:
+    """The files to import: each path given, and a directory's PDF and XML files (recursively, sorted)."""
+    out: list[Path] = []
+    for raw in paths:
+        path = Path(raw)
+        if path.is_dir():
+            out.extend(sorted(p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in ADD_SUFFIXES))
+        else:
+            out.append(path)
+    return out
+
+
 def _render_add(r: dict[str, Any]) -> str:
-    return "\n".join(f"{a['path']}: error {a['error']['code']}: {a['error']['message']}" if not a["ok"] else
-                     f"{a['path']}: {'already stored as' if a['duplicate'] else 'added'} {entry_line(a['entry'])}"
-                     for a in r["added"])
+    lines = [f"{a['path']}: skipped: {a['error']['code']}: {a['error']['message']}" if not a["ok"] else
+             f"{a['path']}: {'already stored as' if a['duplicate'] else 'added'} {entry_line(a['entry'])}"
+             + (f" ({a['citation_edges']} citation edges)" if a.get("citation_edges") else "")
+             for a in r["added"]]
+    lines.append(f"{len(r['added']) - r['failed']} added, {r['failed']} failed")
+    return "\n".join(lines)
 
 
 def register(command: Command) -> None:
@@ -105,6 +129,7 @@ def register(command: Command) -> None:
     p.add_argument("--year-to", type=int)
     p = command("reindex", cmd_reindex, _render_reindex, "re-extract and re-index full text (one paper or all)")
     p.add_argument("ref", nargs="?")
-    p = command("add", cmd_add, _render_add, "import PDF files into the library")
+    p = command("add", cmd_add, _render_add, "import PDF and JATS XML files (or directories of them) into the "
+                "library; bad files are skipped and named (exit code 3 if any failed)")
     p.add_argument("paths", nargs="+", metavar="PATH")
-    p.add_argument("--ref", help="which paper the (single) PDF is, when it does not say")
+    p.add_argument("--ref", help="which paper the (single) file is, when it does not say")

@@ -1,9 +1,11 @@
 """JATS XML (Europe PMC / PMC Open Access) -> sectioned text.
 
-Kept: article title, abstract(s), nested ``sec``/``title`` hierarchy, paragraphs, lists,
-figure and table captions (tables also as ``a | b`` rows), formulas as TeX when the article
-has ``tex-math``, else as the MathML's text. Dropped: the reference list (citations are
-stored as graph edges, not as searchable body text), footnote markers and metadata.
+Kept: article title, every abstract (eLife digests, PLOS author and editor summaries, teasers),
+nested ``sec``/``title`` hierarchy, paragraphs, lists, boxed text, figure and table captions (tables
+also as ``a | b`` rows, with their footnotes), floats PMC hoists into ``<floats-group>``, formulas as
+TeX when the article has ``tex-math``, else as the MathML's text, and sub-articles (decision letters,
+author responses) under their own titles. Dropped: the reference list (citations are stored as graph
+edges by :mod:`.jatsmeta`, not as searchable body text), footnote markers and metadata.
 """
 from __future__ import annotations
 
@@ -30,15 +32,31 @@ def extract_jats(data: bytes) -> Document:
     if title:
         builder.heading(title, 1)
     meta = _path(article, "front", "article-meta")
-    for abstract in _children(meta, "abstract") if meta is not None else []:
-        if abstract.get("abstract-type") in (None, "summary", "author"):
-            builder.heading(_title_of(abstract) or "Abstract", 2)
-            _container(builder, abstract, 3)
-    for part in ("body", "back"):
+    _abstracts(builder, meta)
+    _parts(builder, article)
+    return builder.build("jats", title=title or None)
+
+
+def _abstracts(builder: TextBuilder, meta: Element | None) -> None:
+    for abstract in _children(meta, "abstract") + _children(meta, "trans-abstract") if meta is not None else []:
+        default = "Summary" if abstract.get("abstract-type") not in (None, "abstract") else "Abstract"
+        builder.heading(_title_of(abstract) or default, 2)
+        _container(builder, abstract, 3)
+
+
+def _parts(builder: TextBuilder, article: Element) -> None:
+    """Body, back matter, hoisted floats, then each sub-article (its title, abstracts and parts)."""
+    for part in ("body", "back", "floats-group"):
         node = _path(article, part)
         if node is not None:
             _container(builder, node, 2)
-    return builder.build("jats", title=title or None)
+    for sub in _children(article, "sub-article") + _children(article, "response"):
+        stub = _path(sub, "front-stub")
+        meta = stub if stub is not None else _path(sub, "front", "article-meta")
+        title = _find_text(meta, "title-group", "article-title") if meta is not None else ""
+        builder.heading(title or sub.get("article-type", "").replace("-", " ").capitalize() or "Sub-article", 2)
+        _abstracts(builder, meta)
+        _parts(builder, sub)
 
 
 def _container(builder: TextBuilder, node: Element, level: int) -> None:
@@ -82,6 +100,9 @@ def _block(builder: TextBuilder, node: Element, level: int) -> None:
         builder.paragraph(clean_inline(f"{label} {text}"))
         for row in (el for el in node.iter() if local(el.tag) == "tr"):
             builder.paragraph(" | ".join(clean_inline(_inline(cell)) for cell in row))
+        for foot in (el for el in node.iter() if local(el.tag) in ("table-wrap-foot", "attrib")):
+            for item in (el for el in foot.iter() if local(el.tag) == "p") if _has(foot, "p") else [foot]:
+                builder.paragraph(clean_inline(_inline(item)))
     elif name == "disp-formula":
         formula = _formula(node)
         if formula:
@@ -111,6 +132,10 @@ def _formula(node: Element) -> str:
         return clean_inline("".join(tex.itertext()))
     math = next((el for el in node.iter() if local(el.tag) == "math"), None)
     return clean_inline("".join(math.itertext())) if math is not None else ""
+
+
+def _has(node: Element, name: str) -> bool:
+    return any(local(el.tag) == name for el in node.iter())
 
 
 def _children(node: Element, name: str) -> list[Element]:

@@ -2,36 +2,45 @@
 
 Reading order: text blocks are grouped into horizontal bands separated by full-width blocks;
 inside a band, a left and a right column are read one after the other unless their lines sit
-on shared baselines (then it is a table or a form and is read row by row). Headings are lines
-whose font is notably larger than the page's body text; heading sizes rank into ``#``/``##``/``###``.
+on shared baselines (then it is a table or a form and is read row by row). Running heads and
+footers, page numbers and side stamps are dropped first (:mod:`.pdflayout`). Headings are short
+heading-shaped blocks whose font is notably larger than the page's body text (sizes rank into
+``#``/``##``/``###``), or set in bold at body size (numbering depth gives the level); consecutive
+heading lines of one size make one heading. Line-end hyphens are undone where the document's own
+vocabulary says the word was split, kept where it says the word is a compound (:mod:`.hyphens`).
 """
 from __future__ import annotations
 
 import re
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from doiget.errors import DoigetError, ErrorCode
-from doiget.fulltext.builder import TextBuilder, clean_inline
+from doiget.fulltext import pdflayout
+from doiget.fulltext.builder import TextBuilder
 from doiget.fulltext.document import Document
-from doiget.refs import try_parse
+from doiget.fulltext.hyphens import Vocabulary, join_lines
+from doiget.fulltext.pdfmeta import PdfSniff, sniff_document
 
 if TYPE_CHECKING:  # PyMuPDF costs ~0.2 s to import; only PDF work pays it
     import pymupdf
 
 HEADING_RATIO = 1.15
 MAX_HEADING_CHARS = 150
-MAX_HEADING_LINES = 3
+MAX_HEADING_LINES = 4
 MIN_PAGE_CHARS_FOR_OWN_BODY = 300
+MIN_PROSE_LINE_CHARS = 25
+MIN_PAGE_BODY_SHARE = 0.8
 COLUMN_GUTTER_TOLERANCE = 0.03
 CELL_GAP_FACTOR = 1.5
-SNIFF_PAGES = 2
+BOLD_FLAG = 16
+BOLD_MIN_RATIO = 0.95
+MAX_BOLD_HEADING_CHARS = 120
+_HEAD_MARK = object()
+_BOLD_FONT = re.compile(r"bold|black|heavy|semibold|demi|medi|[.,-]b$|bd$", re.I)
 
-_DOI = re.compile(r"\b(10\.\d{4,9}/[^\s\"<>]+)", re.I)
-_ARXIV = re.compile(
-    r"arxiv\s*[:.]?\s*(?:abs/)?(\d{4}\.\d{4,5}(?:v\d+)?|[a-z][a-z\-]*(?:\.[a-z]{2})?/\d{7}(?:v\d+)?)", re.I)
-_TRAILING_PUNCT = ".,;:)]}>'\""
 
 
 @dataclass(slots=True)
@@ -39,6 +48,8 @@ class _Line:
     text: str
     size: float
     bbox: tuple[float, float, float, float]
+    bold: bool = False
+    upright: bool = True
 
 
 @dataclass(slots=True)
@@ -53,65 +64,54 @@ class _Block:
         return max(line.size for line in self.lines)
 
     @property
-    def text(self) -> str:
-        return "\n".join(self.rows) if self.is_table else _join_lines(self.rows)
+    def bold(self) -> bool:
+        return all(line.bold for line in self.lines)
 
 
-@dataclass(frozen=True, slots=True)
-class PdfSniff:
-    """What a PDF says about itself: canonical ids (via :class:`Ref`), title, authors, pages."""
-
-    doi: str | None
-    arxiv_id: str | None
-    title: str | None
-    authors: list[str]
-    page_count: int
+@dataclass(slots=True)
+class _Page:
+    blocks: list[_Block]
+    width: float
+    height: float
 
 
 def extract_pdf(data: bytes) -> Document:
     """Extract page-aware, sectioned text; pages without a text layer go to ``empty_pages``."""
     with _open(data) as doc:
-        pages = [_page_blocks(page) for page in doc]
+        raw = [_page_lines(page) for page in doc]
         page_count = doc.page_count
+    pages = [_reading_order(blocks, page.width) for blocks, page in zip(_drop_furniture(raw), raw)]
+    vocab = Vocabulary.of(line.text for blocks in pages for b in blocks for line in b.lines)
     doc_body = _body_size([b for blocks in pages for b in blocks])
     page_bodies = [_page_body(blocks, doc_body) for blocks in pages]
-    levels = _heading_levels(pages, page_bodies)
+    kinds = [[_heading_kind(b, body) for b in blocks] for blocks, body in zip(pages, page_bodies)]
+    levels = _heading_levels(pages, kinds)
+    _demote_masthead(pages, kinds, levels)
 
     builder = TextBuilder()
     empty_pages: list[int] = []
     title = None
-    for number, (blocks, body) in enumerate(zip(pages, page_bodies), start=1):
+    for number, (blocks, page_kinds) in enumerate(zip(pages, kinds), start=1):
         builder.page_break(number)
         if not blocks:
             empty_pages.append(number)
             continue
-        for block in blocks:
-            if _is_heading(block, body):
-                level = levels[_size_key(block.size)]
-                text = _join_lines(block.rows)
-                title = title or (text if level == 1 else None)
-                builder.heading(text, level)
-            else:
-                builder.paragraph(block.text)
+        for group, kind in _merge_headings(blocks, page_kinds):
+            if kind is None:
+                block = group[0]
+                builder.paragraph("\n".join(block.rows) if block.is_table else join_lines(block.rows, vocab))
+                continue
+            text = " ".join(join_lines(b.rows, vocab) for b in group)
+            level = levels[_size_key(group[0].size)] if kind == "size" else _bold_level(text)
+            title = title or (text if level == 1 else None)
+            builder.heading(text, level)
     return builder.build("pdf", title=title, page_count=page_count, empty_pages=empty_pages)
 
 
 def sniff_pdf(data: bytes) -> PdfSniff:
-    """Read DOI / arXiv id / title / authors from XMP, the info dict and the first pages' text."""
+    """Every identifier (DOI, arXiv id, PMID, PMCID), the title and authors a PDF states (see :mod:`.pdfmeta`)."""
     with _open(data) as doc:
-        info = {k: v for k, v in (doc.metadata or {}).items() if isinstance(v, str)}
-        xmp = doc.get_xml_metadata() or ""
-        texts = [doc[i].get_text("text", sort=True) for i in range(min(SNIFF_PAGES, doc.page_count))]
-        page_count = doc.page_count
-    haystacks = [xmp, info.get("subject", ""), info.get("keywords", ""), info.get("title", ""), *texts]
-    title = clean_inline(info.get("title", "")) or _xmp_title(xmp)
-    return PdfSniff(
-        doi=_first_ref(haystacks, _DOI, "doi"),
-        arxiv_id=_first_ref(haystacks, _ARXIV, "arxiv"),
-        title=title or None,
-        authors=_split_authors(info.get("author", "")),
-        page_count=page_count,
-    )
+        return sniff_document(doc)
 
 
 def _open(data: bytes) -> pymupdf.Document:
@@ -130,26 +130,101 @@ def _open(data: bytes) -> pymupdf.Document:
     return doc
 
 
-def _page_blocks(page: pymupdf.Page) -> list[_Block]:
+def _page_lines(page: pymupdf.Page) -> _Page:
+    """The page's text blocks in content-stream order (no images, no sorting: reading order comes later)."""
     import pymupdf
 
     flags = pymupdf.TEXT_PRESERVE_WHITESPACE | pymupdf.TEXT_MEDIABOX_CLIP
-    raw = page.get_text("dict", sort=True, flags=flags)["blocks"]
     blocks = []
-    for b in raw:
-        if b.get("type") != 0:
-            continue
+    for b in page.get_text("dict", flags=flags)["blocks"]:
         lines = []
-        for line in b["lines"]:
+        for line in b.get("lines", ()):
             spans = [s for s in line["spans"] if s["text"].strip()]
-            if spans:
-                text = "".join(s["text"] for s in line["spans"]).strip()
-                lines.append(_Line(text, max(s["size"] for s in spans), tuple(line["bbox"])))
+            if not spans:
+                continue
+            text = "".join(s["text"] for s in line["spans"]).strip()
+            bbox = tuple(line["bbox"])
+            if line["dir"][0] < 0.99 and pdflayout.in_side_margin(bbox[0], bbox[2], page.rect.width):
+                continue  # text at an angle in a side margin: arXiv's stamp, a publisher's notice
+            lines.append(_Line(text, _dominant_size(spans), bbox,
+                               all(s["flags"] & BOLD_FLAG or _bold_font(s["font"]) for s in spans),
+                               line["dir"][0] >= 0.99))
         if lines:
-            block = _Block(lines, tuple(b["bbox"]))
-            block.rows, block.is_table = _rows(lines)
-            blocks.append(block)
-    return _reading_order(blocks, page.rect.width)
+            blocks.append(_Block(lines, tuple(b["bbox"])))
+    return _Page(blocks, page.rect.width, page.rect.height)
+
+
+@lru_cache(maxsize=1024)
+def _bold_font(name: str) -> bool:
+    return bool(_BOLD_FONT.search(name))
+
+
+def _dominant_size(spans: list[dict]) -> float:
+    """The font size most of a line's characters are set in (a run-in ``Abstract`` or a superscript
+    does not make a line large or small)."""
+    if len(spans) == 1:
+        return spans[0]["size"]
+    weights: Counter[float] = Counter()
+    for span in spans:
+        weights[span["size"]] += len(span["text"].strip())
+    return weights.most_common(1)[0][0]
+
+
+def _drop_furniture(pages: list[_Page]) -> list[list[_Block]]:
+    """Each page's blocks without running heads/footers and page numbers (see :mod:`.pdflayout`)."""
+    def margin_lines(page: _Page):
+        for block in page.blocks:
+            for line in block.lines:
+                if pdflayout.in_margin_band(line.bbox[1], line.bbox[3], page.height):
+                    yield line
+
+    running = pdflayout.running_keys([{pdflayout.margin_key(line.text) for line in margin_lines(page)}
+                                      for page in pages])
+    out = []
+    for page in pages:
+        drop = {id(line) for line in margin_lines(page)
+                if pdflayout.is_page_number(line.text) or pdflayout.margin_key(line.text) in running}
+        blocks = []
+        for block in page.blocks:
+            lines = [line for line in block.lines if id(line) not in drop]
+            for part in _split_leading_heading(lines):
+                kept = _Block(part, _union(line.bbox for line in part) if len(part) < len(block.lines)
+                              else block.bbox)
+                kept.rows, kept.is_table = _rows(part)
+                blocks.append(kept)
+        out.append(blocks)
+    return out
+
+
+def _split_leading_heading(lines: list[_Line]) -> list[list[_Line]]:
+    """A block cut where heading lines sit inside it: a run of at most three lines of one style (bold, or
+    larger than the rest of the block) that reads as a heading becomes a part of its own."""
+    if len(lines) < 2:
+        return [lines] if lines else []
+    runs: list[list[_Line]] = []
+    for line in lines:
+        if runs and runs[-1][0].bold == line.bold and _size_key(runs[-1][0].size) == _size_key(line.size):
+            runs[-1].append(line)
+        else:
+            runs.append([line])
+    if len(runs) == 1:
+        return [lines]
+    body = min(_size_key(line.size) for line in lines)
+    parts: list[list[_Line]] = []
+    for run in runs:
+        text = " ".join(line.text for line in run)
+        head = (len(run) <= MAX_HEADING_LINES and (run[0].bold or run[0].size >= body * HEADING_RATIO)
+                and pdflayout.heading_shaped(text) and not text.endswith((".", "-")))
+        if head or not parts or parts[-1][0] is _HEAD_MARK:
+            parts.append([_HEAD_MARK, *run] if head else list(run))
+        else:
+            parts[-1].extend(run)
+    return [part[1:] if part[0] is _HEAD_MARK else part for part in parts]
+
+
+def _union(boxes) -> tuple[float, float, float, float]:
+    x0, y0, x1, y1 = zip(*boxes)
+    return min(x0), min(y0), max(x1), max(y1)
 
 
 def _rows(lines: list[_Line]) -> tuple[list[str], bool]:
@@ -181,7 +256,7 @@ def _reading_order(blocks: list[_Block], width: float) -> list[_Block]:
     mid, tol = width / 2, width * COLUMN_GUTTER_TOLERANCE
     ordered: list[_Block] = []
     band: list[_Block] = []
-    for block in sorted(blocks, key=lambda b: (round(b.bbox[1], 1), b.bbox[0])):
+    for block in sorted(blocks, key=_top_left):
         x0, _, x1, _ = block.bbox
         if x0 < mid - tol and x1 > mid + tol:  # full width: closes the band above it
             ordered.extend(_order_band(band, mid))
@@ -197,59 +272,100 @@ def _order_band(band: list[_Block], mid: float) -> list[_Block]:
     left = [b for b in band if (b.bbox[0] + b.bbox[2]) / 2 < mid]
     right = [b for b in band if (b.bbox[0] + b.bbox[2]) / 2 >= mid]
     if not left or not right or _aligned(left, right):
-        return sorted(band, key=lambda b: (round(b.bbox[1], 1), b.bbox[0]))
+        return sorted(band, key=_top_left)
     return left + right
 
 
+def _top_left(block: _Block) -> tuple[float, float]:
+    """Sort key: top edge, then where the first line starts (a run-in heading before its paragraph)."""
+    return round(block.bbox[1], 1), block.lines[0].bbox[0]
+
+
 def _aligned(left: list[_Block], right: list[_Block]) -> bool:
-    """True when most right-side blocks start on the same line as a left-side block (a table)."""
+    """True when the two sides are a table or a form, not two columns of prose: most right-side
+    blocks start on the same line as a left-side block, and most lines are in blocks of one or two."""
     tops = [b.bbox[1] for b in left]
     hits = sum(1 for b in right if any(abs(b.bbox[1] - t) < 0.5 * b.size for t in tops))
-    return hits * 2 > len(right)
-
-
-def _join_lines(lines: list[str]) -> str:
-    """Join wrapped lines into one paragraph, undoing end-of-line hyphenation."""
-    out = ""
-    for line in lines:
-        if out.endswith("-") and len(out) > 1 and out[-2].isalpha() and line[:1].islower():
-            out = out[:-1] + line
-        else:
-            out = f"{out} {line}" if out else line
-    return out
+    lines = [len(b.lines) for b in left + right]
+    return hits * 2 > len(right) and sum(n for n in lines if n <= 2) * 2 >= sum(lines)
 
 
 def _body_size(blocks: list[_Block]) -> float:
     weights: Counter[float] = Counter()
     for block in blocks:
         for line in block.lines:
-            weights[_size_key(line.size)] += len(line.text)
+            if len(line.text) >= MIN_PROSE_LINE_CHARS:  # figure labels and table cells say nothing of body text
+                weights[_size_key(line.size)] += len(line.text)
     return weights.most_common(1)[0][0] if weights else 0.0
 
 
 def _page_body(blocks: list[_Block], doc_body: float) -> float:
-    # A title page or a figure page has too little prose to say what body text looks like.
-    chars = sum(len(line.text) for b in blocks for line in b.lines)
-    return _body_size(blocks) if chars >= MIN_PAGE_CHARS_FOR_OWN_BODY else doc_body
+    # A title page or a figure page has too little prose to say what body text looks like, and a page
+    # of tiny figure text (sequence alignments, tick labels) does not make its labels headings.
+    chars = sum(len(line.text) for b in blocks for line in b.lines if len(line.text) >= MIN_PROSE_LINE_CHARS)
+    own = _body_size(blocks) if chars >= MIN_PAGE_CHARS_FOR_OWN_BODY else doc_body
+    return max(own, doc_body * MIN_PAGE_BODY_SHARE)
 
 
-def _is_heading(block: _Block, body: float) -> bool:
-    return (
-        body > 0
-        and block.size >= body * HEADING_RATIO
-        and len(block.lines) <= MAX_HEADING_LINES
-        and not block.is_table
-        and 0 < len(_join_lines(block.rows)) <= MAX_HEADING_CHARS
-    )
+def _heading_kind(block: _Block, body: float) -> str | None:
+    """``"size"`` for a heading set larger than body text, ``"bold"`` for one set bold at body size."""
+    if body <= 0 or block.is_table or len(block.lines) > MAX_HEADING_LINES or not block.lines[0].upright:
+        return None
+    text = " ".join(block.rows)
+    if not 0 < len(text) <= MAX_HEADING_CHARS or not pdflayout.heading_shaped(text):
+        return None
+    if block.size >= body * HEADING_RATIO:
+        return "size"
+    if (block.bold and block.size >= body * BOLD_MIN_RATIO and len(block.rows) <= 2
+            and len(text) <= MAX_BOLD_HEADING_CHARS and not text.endswith(".")):
+        return "bold"
+    return None
 
 
-def _heading_levels(pages: list[list[_Block]], bodies: list[float]) -> dict[float, int]:
-    """Rank heading font sizes: the largest is the title (level 1) if it appears on page 1."""
+def _bold_level(text: str) -> int:
+    """Body-size bold headings: ``2 Model`` is a section, ``2.1 Overview`` or an unnumbered one a subsection."""
+    return 2 if pdflayout.numbering_depth(text) == 1 else 3
+
+
+def _merge_headings(blocks: list[_Block], kinds: list[str | None]):
+    """Yield ([block], None) for body blocks and (blocks, kind) for headings, consecutive heading
+    blocks of one kind and size (a title set on two lines) merged into one."""
+    i = 0
+    while i < len(blocks):
+        group, kind = [blocks[i]], kinds[i]
+        while (kind is not None and i + 1 < len(blocks) and not blocks[i + 1].is_table
+               and len(blocks[i + 1].lines) <= MAX_HEADING_LINES and blocks[i + 1].bold == group[0].bold
+               and _size_key(blocks[i + 1].size) == _size_key(group[0].size)
+               and 0 <= blocks[i + 1].bbox[1] - group[-1].bbox[3] < group[0].size
+               and _numbering_free(blocks[i + 1])):
+            i += 1
+            group.append(blocks[i])
+        yield group, kind
+        i += 1
+
+
+def _numbering_free(block: _Block) -> bool:
+    return pdflayout.numbering_depth(" ".join(block.rows)) == 0
+
+
+def _demote_masthead(pages: list[list[_Block]], kinds: list[list[str | None]], levels: dict[float, int]) -> None:
+    """Headings above the title on page 1 (journal name, article type, "Open Access") are masthead text."""
+    if not pages or not pages[0]:
+        return
+    first = kinds[0]
+    title_at = next((i for i, (b, k) in enumerate(zip(pages[0], first))
+                     if k == "size" and levels.get(_size_key(b.size)) == 1), None)
+    for i in range(title_at or 0):
+        first[i] = None
+
+
+def _heading_levels(pages: list[list[_Block]], kinds: list[list[str | None]]) -> dict[float, int]:
+    """Rank size-headings' font sizes: the largest is the title (level 1) if it appears on page 1."""
     sizes: set[float] = set()
     first_page_sizes: set[float] = set()
-    for number, (blocks, body) in enumerate(zip(pages, bodies), start=1):
-        for block in blocks:
-            if _is_heading(block, body):
+    for number, (blocks, page_kinds) in enumerate(zip(pages, kinds), start=1):
+        for block, kind in zip(blocks, page_kinds):
+            if kind == "size":
                 sizes.add(_size_key(block.size))
                 if number == 1:
                     first_page_sizes.add(_size_key(block.size))
@@ -260,25 +376,3 @@ def _heading_levels(pages: list[list[_Block]], bodies: list[float]) -> dict[floa
 
 def _size_key(size: float) -> float:
     return round(size * 2) / 2
-
-
-def _first_ref(haystacks: list[str], pattern: re.Pattern[str], kind: str) -> str | None:
-    for text in haystacks:
-        for match in pattern.finditer(text or ""):
-            ref = try_parse(f"{kind}:{match.group(1).rstrip(_TRAILING_PUNCT)}")
-            if ref is not None and ref.kind == kind:
-                return ref.id
-    return None
-
-
-def _xmp_title(xmp: str) -> str:
-    match = re.search(r"<dc:title>.*?<rdf:li[^>]*>(.*?)</rdf:li>", xmp, re.S)
-    return clean_inline(match.group(1)) if match else ""
-
-
-def _split_authors(raw: str) -> list[str]:
-    raw = raw.strip()
-    if not raw:
-        return []
-    parts = re.split(r";|\band\b", raw) if re.search(r";|\band\b", raw) else raw.split(",")
-    return [clean_inline(p) for p in parts if p.strip()]

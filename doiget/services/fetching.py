@@ -21,6 +21,7 @@ from doiget.config import Config
 from doiget.errors import DoigetError, ErrorCode
 from doiget.fulltext import alternates
 from doiget.fulltext import index as fulltext_index
+from doiget.fulltext.jatsmeta import read_jats_article
 from doiget.models import Entry, Work
 from doiget.refs import Ref
 from doiget.net import arxiv, openalex
@@ -29,6 +30,7 @@ from doiget.net.resolve import Candidate, oa_location, oa_plan, resolve
 from doiget.sanitize import query_text
 from doiget.services import artefacts, entries
 from doiget.services.session import Session
+from doiget.store import citations as citation_store
 from doiget.store.store import DB_NAME
 
 log = logging.getLogger(__name__)
@@ -126,7 +128,12 @@ def _fetch_alternate(lib: Session, entry_id: int, alternate: alternates.Alternat
         return {"status": "missing", "reason": f"{alternate.source} served a page without full text"}
     sha = artefacts.add_artefact(lib, entry_id, alternate.kind, response.content, source=alternate.source,
                                  mime=response.headers.get("content-type"), url=alternate.url)
-    return {"status": "stored", "sha256": sha, "chunks": chunks}
+    outcome: dict[str, Any] = {"status": "stored", "sha256": sha, "chunks": chunks}
+    if alternate.kind == "jats":  # its reference list, as for a JATS file you add
+        references = read_jats_article(response.content).references
+        with lib.store.write() as conn:
+            outcome["citation_edges"] = citation_store.save_cited_works(conn, entry_id, references, "jats")
+    return outcome
 
 
 # ---- one reference ------------------------------------------------------------------------

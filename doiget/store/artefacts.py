@@ -12,10 +12,10 @@ def newest_pdf(conn: Connection, entry_id: int) -> str | None:
                              "ORDER BY id DESC LIMIT 1"), {"e": entry_id}).scalar()
 
 
-def pdf_holder(conn: Connection, sha256: str) -> int | None:
-    """The first entry holding a PDF with these bytes, or None."""
-    return conn.execute(text("SELECT entry_id FROM artefacts WHERE sha256 = :s AND kind = 'pdf' "
-                             "ORDER BY id LIMIT 1"), {"s": sha256}).scalar()
+def holder(conn: Connection, sha256: str, kind: str) -> int | None:
+    """The entry already holding these exact bytes as a ``kind`` artefact, if any."""
+    return conn.execute(text("SELECT entry_id FROM artefacts WHERE sha256 = :s AND kind = :k ORDER BY id LIMIT 1"),
+                        {"s": sha256, "k": kind}).scalar()
 
 
 def insert(conn: Connection, entry_id: int, kind: str, sha256: str, size: int, mime: str | None,

@@ -50,6 +50,25 @@ def save_references(conn: Connection, citing_id: int, references: Iterable[str])
     return stored
 
 
+def save_cited_works(conn: Connection, citing_id: int, works: Iterable[Work], source: str) -> int:
+    """Store a reference list read from the paper itself (JATS ``<ref-list>``) as ``citing_id``'s outgoing
+    edges: each cited work becomes a stub (by its DOI/PMID/PMCID/arXiv id where given, filling the stub's
+    empty fields; else a title-only stub). Replaces the entry's earlier edges from ``source`` and other
+    non-OpenAlex lists; an OpenAlex list is kept, as :func:`save_references` keeps it. Returns edges stored."""
+    works = list(works)
+    if not works or conn.execute(text("SELECT 1 FROM citations WHERE citing_id = :c AND source = 'openalex' "
+                                      "LIMIT 1"), {"c": citing_id}).scalar():
+        return 0
+    replaced = neighbours(conn, citing_id, "references")
+    conn.execute(text("DELETE FROM citations WHERE citing_id = :c"), {"c": citing_id})
+    if replaced:  # title-only stubs of an earlier import of the same list would otherwise pile up
+        conn.execute(text("DELETE FROM entries WHERE id IN :ids AND is_stub = 1 AND NOT EXISTS "
+                          "(SELECT 1 FROM citations WHERE citing_id = entries.id OR cited_id = entries.id)")
+                     .bindparams(bindparam("ids", expanding=True)), {"ids": replaced})
+    cited = [entry_store.upsert_work(conn, work.model_copy(update={"references": []}), stub=True) for work in works]
+    return add_edges(conn, [(citing_id, c) for c in cited], source)
+
+
 def stub_id(conn: Connection, ref: Ref) -> int:
     """The entry carrying ``ref``, created as a stub (a work known only as a citation) if absent."""
     found = entry_store.find_id(conn, ref)

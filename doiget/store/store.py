@@ -62,6 +62,23 @@ class Store:
             yield conn
 
     @contextmanager
+    def query_raw(self, what: str) -> Iterator[sqlite3.Connection]:
+        """:meth:`query` on the pooled reader's own sqlite3 connection, for hot read paths (search)
+        where SQLAlchemy's statement and result handling costs more than the query."""
+        pooled = self.reader.raw_connection()
+        try:
+            conn = pooled.driver_connection
+            with time_limit(conn, self.query_seconds, what):
+                conn.execute("BEGIN")
+                try:
+                    yield conn
+                finally:
+                    if conn.in_transaction:  # an interrupted statement may have ended it
+                        conn.execute("COMMIT")
+        finally:
+            pooled.close()
+
+    @contextmanager
     def write(self) -> Iterator[Connection]:
         """A write transaction; a store failure (disk full, read-only, corrupt) rolls it back entirely
         and is raised as STORE_ERROR."""

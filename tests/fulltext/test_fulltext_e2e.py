@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import anyio
 import pytest
@@ -112,6 +113,9 @@ def test_read_and_find_both_papers_over_mcp(home, loopback_env, upstream, tmp_pa
             out["resource_errors"].append(err.value)
         out["added"] = await call(client, "doiget_add_pdf", {"content_base64": base64.b64encode(pdf).decode()})
         out["pdf_page"] = await call(client, "doiget_paper_text", {"ref": "10.5555/imported.1", "page": 3})
+        crows = (Path(__file__).parent.parent / "fixtures" / "papers" / "jats" / "PMC6398430.nxml").read_bytes()
+        out["jats"] = await call(client, "doiget_add_pdf", {"content_base64": base64.b64encode(crows).decode(),
+                                                            "format": "jats"})
         out["tex"] = await call(client, "doiget_paper_tex_source", {"ref": "arXiv:1707.08567", "max_chars": 50})
         out["bad"] = [await call(client, "doiget_add_pdf", {"content_base64": base64.b64encode(b"GIF89a").decode()}),
                       await call(client, "doiget_add_pdf", {"content_base64": "not base64!"}),
@@ -144,6 +148,8 @@ def test_read_and_find_both_papers_over_mcp(home, loopback_env, upstream, tmp_pa
     assert out["added"]["text_uri"] == f"doiget://entry/{out['added']['entry']['id']}/text"
     assert out["pdf_page"]["text"].startswith("## 3 Measurements") and out["pdf_page"]["page_range"] == [3, 3]
     assert out["tex"]["main_file"] == "paper.tex" and out["tex"]["downloaded"] is False
+    assert out["jats"]["ok"] and out["jats"]["entry"]["doi"] == "10.1093/beheco/ary157"
+    assert (out["jats"]["references"], out["jats"]["citation_edges"]) == (80, 80)
     assert [b["error"]["code"] for b in out["bad"]] == ["INVALID_INPUT", "INVALID_INPUT", "INVALID_QUERY"]
 
 
@@ -187,7 +193,8 @@ def test_read_and_find_both_papers_from_the_cli(home, upstream, tmp_path):
     pdf.write_bytes(sample_paper())
     added = cli(home, "add", str(pdf), str(pdf))
     assert added.returncode == 0, added.stderr
-    first, second = added.stdout.splitlines()
+    first, second, summary = added.stdout.splitlines()
+    assert summary == "2 added, 0 failed"
     assert first.startswith(f"{pdf}: added doi:10.1234/test.doc-42")
     assert second.startswith(f"{pdf}: already stored as doi:10.1234/test.doc-42")
     page = cli(home, "text", "10.1234/test.doc-42", "--page", "2")

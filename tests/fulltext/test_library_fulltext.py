@@ -12,6 +12,7 @@ from doiget.config import load_config
 from doiget.errors import DoigetError, ErrorCode
 from doiget.fulltext import extract_ar5iv, extract_bioc, extract_jats, extract_pdf
 from doiget.fulltext.alternates import ar5iv_url, bioc_url
+from doiget.fulltext.jatsmeta import read_jats_article
 from doiget.library import Library
 from doiget.models import Work
 from doiget.refs import Ref
@@ -245,8 +246,10 @@ def test_fetch_fulltext_stores_and_indexes_alternates(lib, http, upstream):
 
     other = lib.add(Work(pmcid="PMC2329613", title="JATS paper"))
     http.routes[fulltext_xml_url(Ref("pmcid", "PMC2329613"))] = (200, upstream / JATS)
-    statuses = [a["status"] for a in lib.fetch_fulltext(other.id)["alternates"]]
-    assert statuses == ["missing", "stored", "skipped"]
+    outcomes = lib.fetch_fulltext(other.id)["alternates"]
+    assert [a["status"] for a in outcomes] == ["missing", "stored", "skipped"]
+    references = read_jats_article((upstream / JATS).read_bytes()).references
+    assert outcomes[1]["citation_edges"] == len(references) > 0  # the fetched JATS' reference list, as edges
     assert bioc_url(Ref("pmcid", "PMC2329613")) not in http.urls()
 
 

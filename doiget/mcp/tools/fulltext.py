@@ -49,6 +49,9 @@ class AddPdfParams(Params):
                                                      "bytes decoded)", json_schema_extra={"maxLength": MAX_PDF_BASE64})]
     ref: Annotated[str | None, Field(max_length=1000, description="which paper this is, when the PDF does not "
                                                                   "say (DOI, arXiv id, ...)")] = None
+    format: Annotated[Literal["pdf", "jats"], Field(description="pdf, or jats: content is a JATS XML article "
+                                                                "(its references become citation edges)",
+                                                    json_schema_extra={"maxLength": 4})] = "pdf"
 
 
 class TexSourceParams(Params):
@@ -78,7 +81,8 @@ def _add_pdf(lib: LibraryAccess, p: AddPdfParams) -> dict[str, Any]:
         data = base64.b64decode(p.content_base64, validate=True)
     except ValueError as exc:  # binascii.Error, or characters outside ASCII
         raise DoigetError(ErrorCode.INVALID_INPUT, f"content_base64 is not valid base64: {exc}") from exc
-    result = lib.get().add_pdf(data, p.ref)
+    library = lib.get()
+    result = library.add_jats(data, p.ref) if p.format == "jats" else library.add_pdf(data, p.ref)
     entry = result.pop("entry")
     return {**result, "entry": entry_dict(entry), "metadata_uri": metadata_uri(entry.id),
             "text_uri": text_uri(entry.id)}
@@ -118,12 +122,14 @@ FULLTEXT_TOOLS: list[ToolSpec] = [
              limits="At most 100 hits per call; query at most 1000 characters; only papers with stored full text.",
              params=SearchFulltextParams, run=_search_fulltext, read_only=True),
     ToolSpec("doiget_add_pdf", "Import a PDF", "Add a PDF you have to the library: it finds the paper's DOI or "
-             "arXiv id inside the PDF, resolves its metadata, stores and indexes the file.",
+             "arXiv id inside the PDF, resolves its metadata, stores and indexes the file. With format=jats, "
+             "a JATS XML article instead: its front matter fills the entry, its reference list becomes "
+             "citation edges.",
              when="The user hands you a PDF (not available as open access, or a local copy) to keep in the "
                   "library.",
              outputs="{ok, entry, sha256, duplicate (true: these exact bytes were already stored, nothing "
                      "changed), identified_by (content, ref, doi, arxiv or title), resolved, metadata_uri, "
-                     "text_uri}.",
+                     "text_uri}; format=jats adds references and citation_edges (counts).",
              costs="Extracts the PDF (~10 ms per page); one metadata lookup upstream when the profile allows "
                    "network and the PDF names a DOI or arXiv id.",
              side_effects="Stores the file and may create an entry (titled from the PDF when it has no "

@@ -1,0 +1,82 @@
+"""Undoing end-of-line hyphenation without deleting real hyphens.
+
+A line ending ``popula-`` followed by ``tion`` is joined to ``population``; a line ending
+``population-`` followed by ``based`` keeps its hyphen (``population-based``). The document decides:
+its own vocabulary (every word it prints whole, and every hyphenated compound it prints inside a
+line) says which reading exists. When it knows neither, a hyphen between two words it does know
+stays (a compound), anything else is joined (a word split at a syllable).
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+SOFT_HYPHEN = "\u00ad"
+MAX_COMPOUND_CHARS = 80  # how far back a line's last hyphenated token is looked for
+HYPHENS = ("-", "\u2010")  # hyphen-minus, hyphen
+_WORDS = re.compile(r"[^\W\d_]+(?:[-\u2010][^\W\d_]+)*")
+_TAIL = re.compile(r"((?:[^\W\d_]+[-\u2010])*?)([^\W\d_]+)[-\u2010]$")
+_HEAD = re.compile(r"[^\W\d_]+")
+
+
+@dataclass(slots=True)
+class Vocabulary:
+    """Lower-cased words and hyphenated compounds a document prints inside its lines."""
+
+    words: set[str] = field(default_factory=set)
+    compounds: set[str] = field(default_factory=set)
+    joined: int = 0
+    kept: int = 0
+
+    @classmethod
+    def of(cls, lines: Iterable[str]) -> "Vocabulary":
+        vocab = cls()
+        kept, continued = [], False
+        for line in lines:
+            if SOFT_HYPHEN in line:
+                line = line.replace(SOFT_HYPHEN, "")
+            line = line.rstrip()
+            # fragments of a word broken across lines (``popula-`` / ``tion``) vouch for nothing
+            if continued:
+                line = line.partition(" ")[2]
+            continued = line.endswith(HYPHENS)
+            kept.append(line.rpartition(" ")[0] if continued else line)
+        for token in set(_WORDS.findall("\n".join(kept).lower())):
+            if "-" in token or "\u2010" in token:
+                vocab.compounds.add(token.replace("\u2010", "-"))
+            else:
+                vocab.words.add(token)
+        return vocab
+
+    def keeps_hyphen(self, left: str, right: str) -> bool:
+        """Whether ``left-`` at a line end and ``right`` on the next line form a hyphenated compound."""
+        head = _HEAD.match(right)
+        tail = _TAIL.search(left[-MAX_COMPOUND_CHARS:])
+        if head is None or tail is None:
+            return True  # ``x-`` before a number or a symbol: a real hyphen (``COVID-`` ``19``)
+        before, a, b = tail.group(1).lower().replace("\u2010", "-"), tail.group(2).lower(), head.group(0).lower()
+        if f"{a}-{b}" in self.compounds or (before and f"{before}{a}-{b}" in self.compounds):
+            keep = True
+        elif a + b in self.words:
+            keep = False
+        else:
+            keep = a in self.words and b in self.words and min(len(a), len(b)) > 2
+        if keep:
+            self.kept += 1
+        else:
+            self.joined += 1
+        return keep
+
+
+def join_lines(lines: list[str], vocab: Vocabulary | None = None) -> str:
+    """Join wrapped lines into one paragraph, undoing end-of-line hyphenation where ``vocab`` says to."""
+    out = ""
+    for line in lines:
+        if out.endswith(SOFT_HYPHEN):
+            out = out[:-1] + line
+        elif out.endswith(HYPHENS) and len(out) > 1 and out[-2].isalpha() and line[:1].islower():
+            out = out + line if vocab is not None and vocab.keeps_hyphen(out, line) else out[:-1] + line
+        else:
+            out = f"{out} {line}" if out else line
+    return out.replace(SOFT_HYPHEN, "")

@@ -1,0 +1,69 @@
+"""Page furniture and heading shape for PDF text: what is not body text, and what reads as a heading.
+
+Furniture is dropped before reading order and chunking: running heads and footers (a line in the top
+or bottom margin band whose text, digits aside, recurs on most pages), page numbers (``12``,
+``Page 3 of 16``, ``iv``) in those bands, and text set at an angle in the side margins (arXiv's
+side stamp, publishers' vertical notices).
+"""
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+MARGIN_BAND = 0.1  # top/bottom share of the page height where running heads and folios sit
+SIDE_MARGIN = 0.12  # left/right share of the page width where vertical stamps sit
+REPEAT_SHARE = 0.4  # a margin line recurring on this share of the pages (at least 2) is a running head
+MAX_HEADING_WORDS = 20
+
+_PAGE_NUMBER = re.compile(r"^(?:page\s*)?(?:\d{1,4}|[ivxlc]{1,6})(?:\s*(?:of|/)\s*\d{1,4})?$", re.I)
+_NUMBERING = re.compile(r"^(?:(\d{1,2}(?:\.\d{1,2}){0,3})\.?|([IVX]{1,5})\.|([A-H])\.)\s+(?=\S)")
+_WORD = re.compile(r"[^\W\d_]{3,}")
+_FLOAT_LABEL = re.compile(r"^(fig(ure)?|table|scheme|box|supplementary)\b\.?\s*[\dA-Z]", re.I)
+
+
+def margin_key(text: str) -> str:
+    """A margin line's identity across pages: digits (folios, page counts) and spacing ignored."""
+    return re.sub(r"\s+", " ", re.sub(r"\d+", "#", text)).strip().lower()
+
+
+def is_page_number(text: str) -> bool:
+    return bool(_PAGE_NUMBER.fullmatch(text.strip()))
+
+
+def in_margin_band(top: float, bottom: float, height: float) -> bool:
+    return bottom <= height * MARGIN_BAND or top >= height * (1 - MARGIN_BAND)
+
+
+def in_side_margin(x0: float, x1: float, width: float) -> bool:
+    return x1 <= width * SIDE_MARGIN or x0 >= width * (1 - SIDE_MARGIN)
+
+
+def running_keys(page_keys: list[set[str]]) -> set[str]:
+    """Margin-line keys that recur on enough pages to be running heads or footers."""
+    pages = len(page_keys)
+    if pages < 2:
+        return set()
+    counts = Counter(key for keys in page_keys for key in keys)
+    needed = max(2, round(pages * REPEAT_SHARE))
+    return {key for key, n in counts.items() if n >= needed}
+
+
+def numbering_depth(text: str) -> int:
+    """1 for ``2 Model`` / ``II.`` / ``A.``, 2 for ``2.1 Overview``, ...; 0 when not numbered."""
+    match = _NUMBERING.match(text)
+    if not match:
+        return 0
+    return match.group(1).count(".") + 1 if match.group(1) else 1
+
+
+def heading_shaped(text: str) -> bool:
+    """Reads like a section heading: words, not a number, a folio, a journal stamp or a figure label."""
+    words = text.split()
+    if not words or len(words) > MAX_HEADING_WORDS or not _WORD.search(text) or _FLOAT_LABEL.match(text):
+        return False
+    rest = _NUMBERING.sub("", text, count=1)
+    first = next((c for c in rest if c.isalpha()), "")
+    letters = sum(c.isalpha() for c in text)
+    return (first.isupper() and letters * 2 >= len(text.replace(" ", ""))
+            and not text.rstrip().endswith((",", ";", ":")) and "=" not in text and text.count(",") < 2
+            and not ("," in text and ("&" in text or " and " in text)))

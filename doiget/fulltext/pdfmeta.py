@@ -1,0 +1,212 @@
+"""What a PDF says about itself: every identifier it prints (DOI, arXiv id, PMID, PMCID), its title
+and authors.
+
+Identifiers come from the XMP packet, the info dictionary and the text of the first pages. A DOI
+that is its own text printed twice over (``10.1/x10.1/x``) is cut back to one copy; one that still
+holds a second DOI is rejected. Among several DOIs the one the document repeats most (running heads
+print the article's own DOI) wins, the first printed breaking ties. An arXiv id counts when it is
+labelled (``arXiv:``, ``arXiv ePrint:``, an arxiv.org URL, a DataCite arXiv DOI) or is an old-style
+id like ``hep-ph/9412269`` of a known archive; the arXiv side stamp (``arXiv:ID [cat] date``) beats
+ids the first page merely cites. The title is the first page's largest text, not the info
+dictionary's title when that looks like a file name (``paper.dvi``, ``doi:``, ``*.pdf``).
+"""
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from doiget.fulltext.builder import clean_inline
+from doiget.refs import Ref, try_parse
+
+if TYPE_CHECKING:
+    import pymupdf
+
+SNIFF_PAGES = 2
+TITLE_SIZE_TOLERANCE = 0.6
+TITLE_OVER_BODY = 1.15
+MIN_TITLE_CHARS = 8
+MAX_TITLE_CHARS = 400
+SOFT_HYPHEN = "\u00ad"
+
+_DOI = re.compile(r"\b(10\.\d{4,9}/[^\s\"<>]+)", re.I)
+_DOI_START = re.compile(r"10\.\d{4,9}/")
+_TRAILING_PUNCT = ".,;:)]}>'\""
+_OLD_ARCHIVES = (
+    "acc-phys|adap-org|alg-geom|ao-sci|astro-ph|atom-ph|bayes-an|chao-dyn|chem-ph|cmp-lg|comp-gas|cond-mat|"
+    "cs|dg-ga|funct-an|gr-qc|hep-ex|hep-lat|hep-ph|hep-th|math|math-ph|mtrl-th|nlin|nucl-ex|nucl-th|"
+    "patt-sol|physics|plasm-ph|q-alg|q-bio|quant-ph|solv-int|supr-con")
+_ARXIV_ID = rf"(\d{{4}}\.\d{{4,5}}(?:v\d+)?|(?:{_OLD_ARCHIVES})(?:\.[A-Z]{{2}})?/\d{{7}}(?:v\d+)?)"
+#: (pattern, strength): the side stamp beats a labelled id, which beats a bare old-style id.
+_ARXIV_PATTERNS = (
+    (re.compile(rf"arXiv:\s*{_ARXIV_ID}\s*\[[a-z\-]+(?:\.[A-Za-z\-]+)?\]", re.I), 3),
+    (re.compile(rf"arxiv\s*(?:e-?print|preprint)?\s*[:.]?\s*(?:abs/)?{_ARXIV_ID}", re.I), 2),
+    (re.compile(rf"arxiv\.org/(?:abs|pdf)/{_ARXIV_ID}", re.I), 2),
+    (re.compile(rf"10\.48550/arxiv\.{_ARXIV_ID}", re.I), 2),
+    (re.compile(rf"(?<![\w/.-]){_ARXIV_ID}(?=\s*\[[a-z\-]+(?:\.[A-Za-z\-]+)?\])", re.I), 3),
+    (re.compile(rf"(?<![\w/.-])(?:arXiv:\s*)?{_ARXIV_ID}(?=\s+\d{{1,2}}\s+[A-Z][a-z]{{2}}\s+\d{{2,4}}\b)", re.I), 3),
+    (re.compile(rf"(?<![\w/.-])((?:{_OLD_ARCHIVES})(?:\.[A-Z]{{2}})?/\d{{7}}(?:v\d+)?)\b"), 1),
+)
+_PMID = re.compile(r"\bPMID\s*:?\s*(\d{1,9})\b")
+_PMCID = re.compile(r"\b(?:PMCID\s*:?\s*)?(PMC\d{4,9})\b")
+_FILE_LIKE = re.compile(
+    r"(^(doi|untitled|microsoft word|title)\s*[:\-]?)|(\.(dvi|pdf|tex|ps|eps|docx?|rtf|indd|qxd|fm)\b)"
+    r"|^[\w\-. ]{0,8}\d{3,}[\w\-.]*$|^[\w\-]+_[\w\-]+$|^10\.\d{4,9}/", re.I)
+
+
+@dataclass(frozen=True, slots=True)
+class PdfSniff:
+    """What a PDF says about itself: canonical ids (via :class:`Ref`), title, authors, pages.
+
+    ``refs`` holds every identifier found, at most one per kind, best first within a kind;
+    ``doi``/``arxiv_id`` repeat the DOI and arXiv id among them.
+    """
+
+    refs: list[Ref]
+    title: str | None
+    authors: list[str]
+    page_count: int
+    rejected: list[str] = field(default_factory=list)
+
+    @property
+    def doi(self) -> str | None:
+        return self.id_of("doi")
+
+    @property
+    def arxiv_id(self) -> str | None:
+        return self.id_of("arxiv")
+
+    def id_of(self, kind: str) -> str | None:
+        return next((r.id for r in self.refs if r.kind == kind), None)
+
+
+def sniff_document(doc: pymupdf.Document) -> PdfSniff:
+    """Identifiers, title and authors of an open PyMuPDF document."""
+    info = {k: v for k, v in (doc.metadata or {}).items() if isinstance(v, str)}
+    xmp = doc.get_xml_metadata() or ""
+    pages = min(SNIFF_PAGES, doc.page_count)
+    texts = [doc[i].get_text("text").replace(SOFT_HYPHEN, "") for i in range(pages)]
+    metadata = [xmp, info.get("subject", ""), info.get("keywords", "")]
+    rejected: list[str] = []
+    refs = [r for r in (_best_doi(metadata, texts, rejected), _best_arxiv(metadata + texts),
+                        _labelled(texts, _PMID, "pmid"), _labelled(texts, _PMCID, "pmcid")) if r is not None]
+    title = first_page_title(doc[0]) if doc.page_count else None
+    if not title:
+        meta_title = clean_inline(info.get("title", "")) or _xmp_title(xmp)
+        title = meta_title if meta_title and not looks_like_file_name(meta_title) else None
+    return PdfSniff(refs=refs, title=title, authors=_split_authors(info.get("author", "")),
+                    page_count=doc.page_count, rejected=rejected)
+
+
+def clean_doi(candidate: str) -> str | None:
+    """``candidate`` as a canonical DOI: trailing punctuation dropped, a DOI printed twice over itself cut
+    to one copy; None when it still holds a second DOI or does not parse."""
+    doi = candidate.rstrip(_TRAILING_PUNCT)
+    starts = [m.start() for m in _DOI_START.finditer(doi)]
+    if len(starts) > 1:
+        first = doi[:starts[1]]
+        if doi[starts[1]:].lower().startswith(first.lower()) and len(doi) == 2 * len(first):
+            doi = first
+        else:
+            return None
+    ref = try_parse(f"doi:{doi}")
+    return ref.id if ref is not None and ref.kind == "doi" else None
+
+
+def looks_like_file_name(title: str) -> bool:
+    """True for metadata titles that name a file or a bare identifier rather than the paper."""
+    text = title.strip()
+    return len(text) < MIN_TITLE_CHARS or not re.search(r"[A-Za-z]{3}", text) or bool(_FILE_LIKE.search(text))
+
+
+def first_page_title(page: pymupdf.Page) -> str | None:
+    """The first page's largest text (consecutive lines of that size), if it reads like a title."""
+    import pymupdf
+
+    lines = []
+    for block in page.get_text("dict", flags=pymupdf.TEXT_MEDIABOX_CLIP)["blocks"]:
+        for line in block.get("lines", ()):
+            spans = [s for s in line["spans"] if s["text"].strip()]
+            if spans and line.get("dir", (1, 0)) == (1, 0):
+                text = clean_inline("".join(s["text"] for s in spans).replace(SOFT_HYPHEN, ""))
+                lines.append((max(s["size"] for s in spans), line["bbox"][1], text))
+    chars: Counter[float] = Counter()
+    for size, _, text in lines:
+        chars[round(size, 1)] += len(text)
+    body = chars.most_common(1)[0][0] if chars else 0.0
+    candidates = sorted({round(size, 1) for size, _, text in lines
+                         if _title_like(text) and size >= body * TITLE_OVER_BODY}, reverse=True)
+    for size in candidates:
+        picked = sorted((top, text) for s, top, text in lines if abs(s - size) <= TITLE_SIZE_TOLERANCE)
+        title = clean_inline(" ".join(_group(picked, size)))
+        if _title_like(title) and MIN_TITLE_CHARS <= len(title) <= MAX_TITLE_CHARS:
+            return title
+    return None
+
+
+def _group(lines: list[tuple[float, str]], size: float) -> list[str]:
+    """The first run of lines that sit within two line heights of each other."""
+    out = [lines[0][1]]
+    for (prev, _), (top, text) in zip(lines, lines[1:]):
+        if top - prev > 2.2 * size:
+            break
+        out.append(text)
+    return out
+
+
+def _title_like(text: str) -> bool:
+    words = re.findall(r"[^\W\d_]{2,}", text)
+    return (len(words) >= 2 and not looks_like_file_name(text) and not _DOI.search(text)
+            and not re.match(r"(?i)arxiv:", text) and "@" not in text)
+
+
+def _best_doi(metadata: list[str], texts: list[str], rejected: list[str]) -> Ref | None:
+    for haystack in metadata:  # a DOI the producer wrote into XMP or the info dict names the article
+        for match in _DOI.finditer(haystack):
+            doi = clean_doi(match.group(1))
+            if doi and not doi.startswith("10.48550/"):
+                return Ref("doi", doi)
+    counts: Counter[str] = Counter()
+    for text in texts:
+        for match in _DOI.finditer(text):
+            doi = clean_doi(match.group(1))
+            if doi is None:
+                rejected.append(match.group(1).rstrip(_TRAILING_PUNCT))
+            elif not doi.startswith("10.48550/"):  # DataCite's arXiv DOIs stand for the arXiv id
+                counts[doi] += 1
+    return Ref("doi", counts.most_common(1)[0][0]) if counts else None
+
+
+def _best_arxiv(texts: list[str]) -> Ref | None:
+    best: tuple[int, int, str] | None = None
+    for order, text in enumerate(texts):
+        for pattern, strength in _ARXIV_PATTERNS:
+            for match in pattern.finditer(text or ""):
+                ref = try_parse(f"arxiv:{match.group(1)}")
+                rank = (-strength, order * 10**7 + match.start())
+                if ref is not None and ref.kind == "arxiv" and (best is None or rank < best[:2]):
+                    best = (*rank, ref.id)
+    return Ref("arxiv", best[2]) if best else None
+
+
+def _labelled(texts: list[str], pattern: re.Pattern[str], kind: str) -> Ref | None:
+    for text in texts:
+        for match in pattern.finditer(text):
+            ref = try_parse(f"{kind}:{match.group(1)}")
+            if ref is not None and ref.kind == kind:
+                return ref
+    return None
+
+
+def _xmp_title(xmp: str) -> str:
+    match = re.search(r"<dc:title>.*?<rdf:li[^>]*>(.*?)</rdf:li>", xmp, re.S)
+    return clean_inline(match.group(1)) if match else ""
+
+
+def _split_authors(raw: str) -> list[str]:
+    raw = raw.strip()
+    if not raw:
+        return []
+    parts = re.split(r";|\band\b", raw) if re.search(r";|\band\b", raw) else raw.split(",")
+    return [clean_inline(p) for p in parts if p.strip()]

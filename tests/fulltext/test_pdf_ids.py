@@ -1,0 +1,104 @@
+"""Identifiers and titles sniffed from PDFs: the real papers' printed ids, and the shapes the
+real-world failures had (a DOI printed twice over itself, old-style and ePrint-labelled arXiv ids,
+file-name-like info titles), written into PDFs made with PyMuPDF."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pymupdf
+import pytest
+
+from doiget.fulltext.pdf import sniff_pdf
+from doiget.fulltext.pdfmeta import clean_doi, looks_like_file_name
+
+PAPERS = Path(__file__).resolve().parent.parent / "fixtures" / "papers" / "pdf"
+
+# file -> (DOI, arXiv id, title) as printed in the paper (checked by reading each one).
+TRUTH = {
+    "acl-N18-3011.pdf": (None, None, "Construction of the Literature Graph in Semantic Scholar"),
+    "acl-2020.acl-main.207.pdf": (None, None, "SPECTER: Document-level Representation Learning using "
+                                              "Citation-informed Transformers"),
+    "ncomms-s41467-024-44806-1.pdf": ("10.1038/s41467-024-44806-1", None,
+                                      "Evolution of optimal growth temperature in Asgard archaea inferred from the "
+                                      "temperature dependence of GDP binding to EF-1A"),
+    "bmcbiol-s12915-024-01918-w.pdf": ("10.1186/s12915-024-01918-w", None,
+                                       "Exonuclease editor promotes precision of gene editing in mammalian cells"),
+    "elife-91357.pdf": ("10.7554/elife.91357", None,
+                        "Post-transcriptional splicing can occur in a slow-moving zone around the gene"),
+    "arxiv-2201.11903-p1.pdf": (None, "2201.11903",
+                                "Chain-of-Thought Prompting Elicits Reasoning in Large Language Models"),
+    "arxiv-2302.13971-p1.pdf": (None, "2302.13971", "LLaMA: Open and Efficient Foundation Language Models"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(TRUTH))
+def test_real_papers_ids_and_title(name):
+    doi, arxiv, title = TRUTH[name]
+    sniff = sniff_pdf((PAPERS / name).read_bytes())
+    assert (sniff.doi, sniff.arxiv_id, sniff.title) == (doi, arxiv, title)
+    assert sniff.rejected == []
+
+
+def _pdf(lines: list[tuple[str, float]], *, info_title: str = "", stamp: str | None = None) -> bytes:
+    doc = pymupdf.open()
+    page = doc.new_page()
+    y = 80.0
+    for text, size in lines:
+        page.insert_text((72, y), text, fontsize=size)
+        y += size * 1.6
+    if stamp:  # arXiv's side stamp: rotated text in the left margin
+        page.insert_text((30, 600), stamp, fontsize=18, rotate=90, color=(0.5, 0.5, 0.5))
+    doc.set_metadata({"title": info_title})
+    return doc.tobytes()
+
+
+def test_doubled_doi_is_cut_to_one_copy_and_a_mixed_one_rejected():
+    assert clean_doi("10.1109/dsde.2010.4910.1109/dsde.2010.49") == "10.1109/dsde.2010.49"
+    assert clean_doi("10.1109/DSDE.2010.49.") == "10.1109/dsde.2010.49"
+    assert clean_doi("10.1109/dsde.2010.4910.1234/other") is None
+    sniff = sniff_pdf(_pdf([("Data Mining Methods for Sparse Signals", 18),
+                            ("DOI 10.1109/dsde.2010.4910.1109/dsde.2010.49", 9)]))
+    assert sniff.doi == "10.1109/dsde.2010.49"
+    sniff = sniff_pdf(_pdf([("Data Mining Methods for Sparse Signals", 18),
+                            ("doi:10.1109/dsde.2010.4910.1234/other.thing", 9)]))
+    assert sniff.doi is None and sniff.rejected == ["10.1109/dsde.2010.4910.1234/other.thing"]
+
+
+def test_doi_and_arxiv_and_pubmed_ids_are_all_kept():
+    sniff = sniff_pdf(_pdf([("Gauge Couplings at Two Loops in a Small Model", 18),
+                            ("JCAP10(2008)003 doi:10.1088/1475-7516/2008/10/003", 9),
+                            ("ArXiv ePrint: 0807.3577", 9),
+                            ("PMID: 18927580  PMCID: PMC2572612", 9)]))
+    assert [(r.kind, r.id) for r in sniff.refs] == [
+        ("doi", "10.1088/1475-7516/2008/10/003"), ("arxiv", "0807.3577"), ("pmid", "18927580"),
+        ("pmcid", "PMC2572612")]
+
+
+def test_old_style_side_stamp_beats_an_id_the_page_cites():
+    sniff = sniff_pdf(_pdf([("Neutrino Masses in Supersymmetric Models", 18),
+                            ("as shown in arXiv:hep-th/9305123 and later work", 9)],
+                           stamp="arXiv:hep-ph/9412269v1  8 Dec 1994"))
+    assert sniff.arxiv_id == "hep-ph/9412269"
+    bare = sniff_pdf(_pdf([("Neutrino Masses in Supersymmetric Models", 18)], stamp="hep-ph/9412269 8 Dec 94"))
+    assert bare.arxiv_id == "hep-ph/9412269"
+    stamp = sniff_pdf(_pdf([("Deep Nets for Ranking Results", 18), ("following arXiv:1706.03762", 9)],
+                           stamp="arXiv:2201.11903v6 [cs.CL] 10 Jan 2023"))
+    assert stamp.arxiv_id == "2201.11903"
+
+
+@pytest.mark.parametrize("junk", ["paper.dvi", "doi:", "main.pdf", "Microsoft Word - draft7.docx", "x", "123",
+                                  "jcap_2008_003", "10.1088/1475-7516/2008/10/003"])
+def test_file_name_like_info_titles_are_not_titles(junk):
+    assert looks_like_file_name(junk)
+    assert sniff_pdf(_pdf([("some small body text here", 9)], info_title=junk)).title is None
+    titled = sniff_pdf(_pdf([("Soil Carbon in Alpine Meadows", 20)] + [("body text of the page, on and on", 9)] * 4,
+                            info_title=junk))
+    assert titled.title == "Soil Carbon in Alpine Meadows"
+
+
+def test_title_is_the_largest_first_page_text_over_the_info_title():
+    sniff = sniff_pdf(_pdf([("JOURNAL OF THINGS 12 (2020) 1-9", 8), ("Soil Carbon in", 20),
+                            ("Alpine Meadows", 20), ("A. Author and B. Author", 11)],
+                           info_title="Soil carbon (accepted manuscript v3)"))
+    assert sniff.title == "Soil Carbon in Alpine Meadows"
+    assert not looks_like_file_name("Soil carbon (accepted manuscript v3)")
