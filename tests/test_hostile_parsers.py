@@ -7,9 +7,7 @@ hanging the suite.
 """
 from __future__ import annotations
 
-import io
 import json
-import tarfile
 
 import pytest
 
@@ -19,23 +17,9 @@ from doiget.fulltext import guard
 from doiget.fulltext import index as fulltext_index
 from doiget.fulltext.tex import MAX_INPUTS
 from doiget.net.base import HttpResponse
+from hostile_cases import tarball, tex
 
 DEEP = 100_000
-
-
-def tex_document(body: str) -> bytes:
-    return ("\\documentclass{article}\n\\begin{document}\n" + body + "\n\\end{document}\n").encode()
-
-
-def tarball(files: dict[str, str]) -> bytes:
-    buffer = io.BytesIO()
-    with tarfile.open(fileobj=buffer, mode="w") as archive:
-        for name, text in files.items():
-            data = text.encode()
-            member = tarfile.TarInfo(name)
-            member.size = len(data)
-            archive.addfile(member, io.BytesIO(data))
-    return buffer.getvalue()
 
 
 def refused(kind: str, data: bytes) -> DoigetError:
@@ -78,12 +62,12 @@ def test_tex_shared_input_files_still_inline():
 
 
 def test_tex_megabyte_of_unclosed_inline_math_extracts():
-    doc = fulltext_index.extract("tex", tex_document("text \\( a " * 100_000))
+    doc = fulltext_index.extract("tex", tex("text \\( a " * 100_000))
     assert doc.text.count("\\(") == 100_000
 
 
 def test_tex_megabyte_of_sections_extracts():
-    doc = fulltext_index.extract("tex", tex_document("\\section{A} para\n\n" * 55_000))
+    doc = fulltext_index.extract("tex", tex("\\section{A} para\n\n" * 55_000))
     assert len(doc.chunks) == 55_000 and doc.text.count("## A") == 55_000
 
 
@@ -94,12 +78,12 @@ def test_tex_megabyte_of_sections_extracts():
 ], ids=["section[", "section{", "input{", "abstract", "thebibliography", "dollars", "display", "item[",
         "equation", "emph[", "cite[", "braces"])
 def test_tex_unclosed_constructs_extract_in_linear_time(body):
-    doc = fulltext_index.extract("tex", tex_document(body))
+    doc = fulltext_index.extract("tex", tex(body))
     assert doc.source == "tex"
 
 
 def test_tex_math_spans_are_kept_as_before():
-    doc = fulltext_index.extract("tex", tex_document(
+    doc = fulltext_index.extract("tex", tex(
         "Inline $a+b$ and \\(c\\) and escaped \\$5. \\[ x \\] $$y$$\n\n"
         "\\begin{equation} E=mc^2 \\end{equation}\n\nunclosed \\( tail"))
     assert "$a+b$" in doc.text and "\\(c\\)" in doc.text and "$$x$$" in doc.text and "$$y$$" in doc.text
@@ -109,7 +93,7 @@ def test_tex_math_spans_are_kept_as_before():
 def test_cpu_deadline_stops_an_extraction_with_a_structured_error():
     with guard.deadline(0.01, "tex extraction"):
         with pytest.raises(DoigetError) as caught:
-            fulltext_index.extract("tex", tex_document("\\section{A} para\n\n" * 55_000))
+            fulltext_index.extract("tex", tex("\\section{A} para\n\n" * 55_000))
     assert caught.value.code is ErrorCode.INVALID_INPUT
     assert "CPU limit" in caught.value.message and caught.value.details["limit"] == "cpu_seconds"
 

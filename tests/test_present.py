@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from doiget import Work, open_library
 from doiget.present import entry_dict, fetch_json, label
+from doiget.models import ID_FIELDS
 from doiget.store import citations as citation_store
-from doiget.store import entries as entry_store
+from doiget.store import search as search_store
 
 
 def test_label_prefers_the_first_identifier_then_the_local_id():
@@ -21,7 +22,8 @@ def test_every_spelling_of_the_label_agrees(tmp_path):
         ids = [e.id for e in stored]
         with lib.store.read() as conn:
             sql_refs = {i: d["ref"] for i, d in citation_store.describe(conn, ids).items()}
-            summary_refs = {i: s["ref"] for i, s in entry_store.summaries(conn, ids).items()}
+        with lib.store.query_raw("test") as conn:
+            summary_refs = {i: s["ref"] for i, s in search_store.shown(conn, '"alpha"', ids, ID_FIELDS).items()}
         expected = {e.id: e.ref_label for e in stored}
         assert expected == sql_refs == summary_refs
         assert expected[ids[3]] == f"#{ids[3]}" and expected[ids[0]] == "doi:10.1234/a"

@@ -6,14 +6,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TextColumn,
-    TimeElapsedColumn,
-)
-
 from doiget.cli import Command, common_options
 from doiget.cli.common import open_lib
 from doiget.errors import DoigetError, ErrorCode
@@ -58,6 +50,8 @@ def _render_export(result: dict[str, Any]) -> str:
 
 
 def cmd_import(args):
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
     text = _read(args.file) if args.file == "-" else None
     with open_lib(args) as lib, Progress(TextColumn("importing"), BarColumn(), MofNCompleteColumn(),
                                          TimeElapsedColumn(), console=_stderr(), transient=True) as bar:

@@ -3,13 +3,17 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from doiget.config import load_config
-from doiget.library import Library
+
+if TYPE_CHECKING:
+    from doiget.library import Library
 
 
 def open_lib(args: argparse.Namespace) -> Library:
+    from doiget.library import Library  # on use: building the parser must not import SQLAlchemy
+
     return Library(load_config(args.home))
 
 

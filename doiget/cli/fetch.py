@@ -8,24 +8,28 @@ from __future__ import annotations
 import argparse
 import contextlib
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from doiget.services import fetching as pipeline
 from doiget.cli import Command
 from doiget.cli.common import entry_line, render_entry, render_table
 from doiget.config import load_config
 from doiget.errors import DoigetError, ErrorCode
-from doiget.library import Library
 from doiget.refs import Ref
+
+if TYPE_CHECKING:
+    from doiget.library import Library
 
 
 def _open(args: argparse.Namespace) -> Library:
+    from doiget.library import Library
+
     return Library(load_config(args.home), no_cache=args.no_cache)
 
 
 def cmd_fetch(args):
     """Fetch each REF in turn; with several, a failing one is reported and the rest still run."""
     from doiget.present import fetch_json
+    from doiget.services import fetching as pipeline
 
     with contextlib.ExitStack() as stack:
         if args.dry_run:
@@ -87,6 +91,7 @@ def cmd_batch(args):
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from doiget.present import batch_json
+    from doiget.services import fetching as pipeline
 
     refs = read_refs(args.file)
     if not refs:

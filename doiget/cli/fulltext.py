@@ -6,9 +6,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from rich.console import Console
-from rich.progress import Progress
-
 from doiget.cli import Command
 from doiget.cli.common import entry_line, open_lib
 from doiget.errors import DoigetError, ErrorCode
@@ -50,6 +47,9 @@ def _render_grep(r: dict[str, Any]) -> str:
 
 
 def cmd_reindex(args: argparse.Namespace) -> dict[str, Any]:
+    from rich.console import Console
+    from rich.progress import Progress
+
     with open_lib(args) as lib, Progress(console=Console(file=sys.stderr), transient=True) as progress:
         task = progress.add_task("indexing", total=None)
         return lib.reindex(args.ref, progress=lambda done, total: progress.update(task, completed=done, total=total))

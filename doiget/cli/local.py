@@ -11,7 +11,6 @@ from doiget.cli.common import (render_entries, render_entry, render_hits, render
                                open_lib)
 from doiget.config import load_config
 from doiget.errors import DoigetError, ErrorCode
-from doiget.library import health_report
 from doiget.present import entry_dict
 
 def cmd_info(args):
@@ -95,6 +94,8 @@ def _render_gc(r: dict[str, Any]) -> str:
 
 
 def cmd_health(args):
+    from doiget.library import health_report  # on use: the library imports SQLAlchemy
+
     return health_report(load_config(args.home))
 
 

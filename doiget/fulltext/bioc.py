@@ -23,9 +23,10 @@ def extract_bioc(data: bytes) -> Document:
     builder = TextBuilder()
     title = None
     last_section = None
-    for passage in sorted(passages, key=lambda p: p.get("offset", 0)):
-        infons = passage.get("infons") or {}
-        section, kind = infons.get("section_type", ""), infons.get("type", "")
+    for passage in sorted(passages, key=_offset):
+        infons = passage.get("infons")
+        infons = infons if isinstance(infons, dict) else {}
+        section, kind = str(infons.get("section_type") or ""), str(infons.get("type") or "")
         text = clean_inline(str(passage.get("text") or ""))
         if not text or section in _SKIPPED_SECTIONS or kind in _SKIPPED_TYPES:
             continue
@@ -51,3 +52,8 @@ def _passages(payload: object) -> list[dict]:
     if not isinstance(passages, list):
         raise DoigetError(ErrorCode.INVALID_INPUT, "BioC passages is not a list")
     return [p for p in passages if isinstance(p, dict)]
+
+
+def _offset(passage: dict) -> int:
+    offset = passage.get("offset")
+    return offset if isinstance(offset, int) and not isinstance(offset, bool) else 0

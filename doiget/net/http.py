@@ -25,7 +25,7 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import urlsplit
 
 import httpx
 
@@ -50,6 +50,7 @@ from doiget.net.policy import (
     is_forbidden_address,
 )
 from doiget.net.redact import redact_url, scrub
+from doiget.net.urlguard import redirect_target, refusal_of, vet_host
 from doiget.net.throttle import SHARED_THROTTLE, Throttle, nothing
 
 log = logging.getLogger("doiget.http")
@@ -345,7 +346,8 @@ class HttpClient:
                 response = self._http.send(request, stream=True)
             except BaseException as exc:
                 release()
-                err = self._transport_error(source, attempt.url, exc) if isinstance(exc, httpx.HTTPError) else None
+                err = refusal_of(source, exc) or (
+                    self._transport_error(source, attempt.url, exc) if isinstance(exc, httpx.HTTPError) else None)
                 self._finish(attempt, err or exc)
                 if err:
                     raise err from exc
@@ -356,7 +358,12 @@ class HttpClient:
                 return _Exchange(attempt, response, release, deadline_at)
             response.close()
             release()
-            url, params = urljoin(str(target), location), None
+            try:
+                url, params = redirect_target(source, str(target), location, self._redact(location)), None
+            except DoigetError as err:  # the hop itself answered fine; its target is refused
+                self._finish(attempt, None, f"redirect to {self._redact(location)}")
+                self._finish(_Attempt(source, self._redact(location)), err)
+                raise
             self._finish(attempt, None, f"redirect to {self._redact(url)}")
         refused = _Attempt(source, self._redact(url))
         err = DoigetError(ErrorCode.BLOCKED, f"{source}: more than {MAX_REDIRECTS} redirects",
@@ -377,6 +384,7 @@ class HttpClient:
         if allow is not None and not host_allowed(host, allow):
             raise DoigetError(ErrorCode.BLOCKED, f"{source}: host {host} is not allowed for this source",
                               source=source, reason="host_not_allowed", host=host)
+        vet_host(source, target, host, self._allow_private)
         if host in self._allow_private:
             return
         try:

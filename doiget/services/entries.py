@@ -3,11 +3,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy.exc import OperationalError
 
 from doiget import limits
 from doiget.fulltext import search as fulltext_search
-from doiget.models import ChunkMatch, Entry, SearchHit, Work
+from doiget.models import ID_FIELDS, ChunkMatch, Entry, SearchHit, Work
 from doiget.services.checks import RefLike, bounded_int, entry_filters, entry_ref, name
 from doiget.sanitize import fts_query_error, query_text
 from doiget.services.session import Session
@@ -52,15 +51,15 @@ def search(lib: Session, query: str, limit: int = 20, *, year_from: int | None =
     limit = bounded_int(limit, "limit", 1, limits.MAX_SEARCH_WINDOW)
     match = compile_query(query_text(query), search_store.ENTRY_FTS_COLUMNS)
     filters = entry_filters(year_from=year_from, year_to=year_to, tag=tag, collection=collection, has_pdf=has_pdf)
+    clauses, params = entry_store.filter_clauses(**filters)
     try:
-        with lib.store.query("the search") as conn:
-            rows = search_store.search_entries(conn, match, limit, filters)
-            shown = entry_store.summaries(conn, [r.id for r in rows])
-    except OperationalError as exc:
-        if is_fts_error(exc.orig):
-            raise fts_query_error(f"search for {query!r}", exc.orig) from exc
+        with lib.store.query_raw("the search") as conn:
+            rows = search_store.page(conn, match, limit, 0, ID_FIELDS, clauses, params)
+    except search_store.Error as exc:
+        if is_fts_error(exc):
+            raise fts_query_error(f"search for {query!r}", exc) from exc
         raise
-    hits = [SearchHit(id=r.id, score=r.score, snippet=r.snippet, **shown[r.id]) for r in rows]
+    hits = [SearchHit(**row) for row in rows]
     return _with_fulltext(lib, hits, query, limit, filters) if include_fulltext else hits
 
 

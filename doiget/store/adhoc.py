@@ -8,12 +8,13 @@ from sqlalchemy.exc import DBAPIError
 from doiget import limits
 from doiget.errors import DoigetError, ErrorCode
 from doiget.store import deadline
+from doiget.store.failures import store_error
 from doiget.store.store import Store
 
 
 def run_readonly(store: Store, query: str, max_rows: int) -> dict[str, Any]:
     """``{columns, rows, truncated}`` of ONE read-only statement, under the store's query time limit;
-    READ_ONLY, INVALID_QUERY or QUERY_TIMEOUT on failure."""
+    READ_ONLY, INVALID_QUERY, QUERY_TIMEOUT or (a damaged file) STORE_ERROR on failure."""
     try:
         with store.readonly().connect() as conn, \
                 deadline.time_limit(conn, store.query_seconds, "the SQL statement", cap_values=True):
@@ -23,7 +24,8 @@ def run_readonly(store: Store, query: str, max_rows: int) -> dict[str, Any]:
             columns = list(result.keys())
             rows, truncated = _capped_rows(result, max_rows)
     except DBAPIError as exc:
-        raise _sql_error(exc) from exc
+        error = _sql_error(exc)
+        raise (error if error.code is ErrorCode.READ_ONLY else store_error(store.path, exc, "read") or error) from exc
     return {"columns": columns, "rows": rows, "truncated": truncated}
 
 

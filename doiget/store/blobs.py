@@ -13,6 +13,8 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+from doiget.store.failures import store_error
+
 _CHUNK = 1 << 20
 
 
@@ -33,15 +35,24 @@ class BlobStore:
         return self.tmp
 
     def put_bytes(self, data: bytes) -> str:
-        fd, name = tempfile.mkstemp(dir=self.temp_dir(), prefix="put-")
+        """Store ``data``; a disk that is full or read-only is STORE_ERROR, and no partial file stays."""
+        try:
+            fd, name = tempfile.mkstemp(dir=self.temp_dir(), prefix="put-")
+        except OSError as exc:
+            raise self._failure(exc) from exc
         try:
             with os.fdopen(fd, "wb") as handle:
                 handle.write(data)
                 handle.flush()
                 os.fsync(handle.fileno())
             return self.put_file(Path(name), hashlib.sha256(data).hexdigest())
+        except OSError as exc:
+            raise self._failure(exc) from exc
         finally:
             Path(name).unlink(missing_ok=True)
+
+    def _failure(self, exc: OSError) -> Exception:
+        return store_error(self.root, exc, "write a blob in") or exc
 
     def put_file(self, temp_path: Path, sha256: str | None = None) -> str:
         """Move an fsynced temp file (inside ``temp_dir()``) into place; returns its SHA-256."""

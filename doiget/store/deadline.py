@@ -36,10 +36,10 @@ def configured_seconds(extra: dict[str, Any]) -> float:
 
 
 @contextmanager
-def time_limit(conn: Connection, seconds: float, what: str, *, cap_values: bool = False) -> Iterator[None]:
+def time_limit(conn: Connection | sqlite3.Connection, seconds: float, what: str, *, cap_values: bool = False) -> Iterator[None]:
     """Abort whatever ``conn`` runs inside the block once ``seconds`` have passed (QUERY_TIMEOUT);
     with ``cap_values`` no string or blob it builds or reads may exceed :data:`MAX_VALUE_BYTES`."""
-    raw: sqlite3.Connection = conn.connection.driver_connection
+    raw = conn if isinstance(conn, sqlite3.Connection) else conn.connection.driver_connection
     deadline = time.monotonic() + seconds
     raw.set_progress_handler(lambda: time.monotonic() > deadline, _CHECK_EVERY)
     longest = raw.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, MAX_VALUE_BYTES if cap_values else -1)

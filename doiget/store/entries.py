@@ -3,13 +3,12 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 
 from sqlalchemy import Connection, bindparam, text
 
 from doiget.errors import DoigetError, ErrorCode
 from doiget.models import ID_FIELDS, Artefact, Entry, Work
-from doiget.present import label
 from doiget.refs import Ref
 from doiget.store import citekeys
 from doiget.store.names import author_key, read_names, replace_names, write_names  # noqa: F401 - author_key re-exported
@@ -192,31 +191,6 @@ def load(conn: Connection, entry_ids: Iterable[int]) -> list[Entry]:
             is_stub=bool(row["is_stub"]), artefacts=artefacts[entry_id], created_at=row["created_at"],
             updated_at=row["updated_at"]))
     return entries
-
-
-_SEP = "\x1f"
-
-
-def summaries(conn: Connection, entry_ids: Sequence[int]) -> dict[int, dict]:
-    """What a search hit shows of each entry (ref, title, authors, year, venue, tags, has_pdf), in one query."""
-    if not entry_ids:
-        return {}
-    rows = conn.execute(text(
-        f"SELECT e.id, {', '.join('e.' + k for k in ID_FIELDS)}, e.title, e.year, e.venue, "
-        "(SELECT group_concat(name, char(31)) FROM (SELECT a.name FROM entry_authors ea JOIN authors a "
-        " ON a.id = ea.author_id WHERE ea.entry_id = e.id ORDER BY ea.position)) AS authors, "
-        "(SELECT group_concat(name, char(31)) FROM (SELECT t.name FROM entry_tags et JOIN tags t "
-        " ON t.id = et.tag_id WHERE et.entry_id = e.id ORDER BY t.name)) AS tags, "
-        "EXISTS (SELECT 1 FROM artefacts x WHERE x.entry_id = e.id AND x.kind = 'pdf') AS has_pdf "
-        "FROM entries e WHERE e.id IN :ids").bindparams(bindparam("ids", expanding=True)),
-        {"ids": list(entry_ids)}).mappings()
-    out = {}
-    for r in rows:
-        out[r["id"]] = {"ref": label(r, r["id"]), "title": r["title"],
-                        "authors": r["authors"].split(_SEP) if r["authors"] else [], "year": r["year"],
-                        "venue": r["venue"], "tags": r["tags"].split(_SEP) if r["tags"] else [],
-                        "has_pdf": bool(r["has_pdf"])}
-    return out
 
 
 def _grouped(conn: Connection, sql: str, ids: list[int]) -> dict[int, list[str]]:

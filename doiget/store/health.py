@@ -5,6 +5,7 @@ import sqlite3
 from typing import Any
 
 from doiget.config import Config
+from doiget.store.failures import foreign_database, store_error
 from doiget.store.migrate import HEAD
 from doiget.store.store import DB_NAME
 
@@ -16,8 +17,16 @@ def health_report(config: Config) -> dict[str, Any]:
     path = config.home / DB_NAME
     report: dict[str, Any] = {"home": str(config.home), "database": str(path), "exists": path.is_file(),
                               "schema_head": HEAD, "profile": config.profile}
+    if path.is_dir():
+        report.update(revision=None, status="error", message=f"{path} is a directory, not a database file; move "
+                      "it away or choose another --home / DOIGET_HOME")
+        return report
     if not report["exists"]:
         report.update(revision=None, status="empty", message="no library yet; it is created on first use")
+        return report
+    foreign = foreign_database(path)
+    if foreign is not None:
+        report.update(revision=None, status="error", message=foreign.message)
         return report
     try:
         conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5)
@@ -30,7 +39,8 @@ def health_report(config: Config) -> dict[str, Any]:
         finally:
             conn.close()
     except sqlite3.Error as exc:
-        report.update(status="error", message=f"cannot read the store: {exc}")
+        failure = store_error(path, exc, "read")
+        report.update(status="error", message=failure.message if failure else f"cannot read the store: {exc}")
         return report
     blobs = config.home / "blobs"
     report["blob_bytes"] = sum(p.stat().st_size for p in blobs.glob("??/*") if p.is_file()) if blobs.is_dir() else 0

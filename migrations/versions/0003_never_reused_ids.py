@@ -9,7 +9,7 @@ child tables, views or triggers, and dropping it cascades nowhere; ``foreign_key
 confirms every reference still holds.
 
 Revision ID: 0003
-Revises: 0004
+Revises: 0005
 Create Date: 2026-12-03
 """
 import re
@@ -17,7 +17,7 @@ import re
 from alembic import op
 
 revision = "0003"
-down_revision = "0004"
+down_revision = "0005"
 branch_labels = None
 depends_on = None
 

@@ -3,7 +3,6 @@ source, fetch structured full text. Text results name the ``doiget://`` resource
 from __future__ import annotations
 
 import base64
-import binascii
 from typing import Annotated, Any, Literal
 
 from pydantic import Field
@@ -79,7 +78,7 @@ def _add_pdf(lib: LibraryAccess, p: AddPdfParams) -> dict[str, Any]:
         raise DoigetError(ErrorCode.TOO_LARGE, f"PDF larger than {MAX_PDF_BYTES} bytes")
     try:
         data = base64.b64decode(p.content_base64, validate=True)
-    except binascii.Error as exc:
+    except ValueError as exc:  # binascii.Error, or characters outside ASCII
         raise DoigetError(ErrorCode.INVALID_INPUT, f"content_base64 is not valid base64: {exc}") from exc
     library = lib.get()
     result = library.add_jats(data, p.ref) if p.format == "jats" else library.add_pdf(data, p.ref)

@@ -1,0 +1,156 @@
+"""Library.search ranks exactly as plain bm25 over the same text (a bare FTS5 table built here),
+the common-term shortcut keeps to its documented bound, and the external-content index stays
+exact through every kind of write (FTS5 integrity-check against its content)."""
+from __future__ import annotations
+
+import random
+import sqlite3
+
+import pytest
+from sqlalchemy import text
+
+from doiget import Author, Work, open_library
+from doiget.store import entries as entry_store
+from doiget.store import search as search_store
+
+WORDS = ("cancer cell tumour protein gene model network learning graph quantum error survey signal brain "
+         "climate ocean carbon soil plant insect virus vaccine trial patient therapy imaging sensor robot "
+         "language corpus citation review bayesian inference sparse matrix fluid wave").split()
+NAMES = "Smith Müller García Nguyen Kowalski Rossi Tanaka Dubois Novák Silva Cancer".split()
+QUERIES = ["cancer", "cell", "tumour protein", '"gene model"', "net*", "qu*", "cancer OR virus", "brain NOT signal",
+           "title:cancer", "authors:smith", "soil plant insect", "trial*", "tags:oncology", "ink", "nothingmatches"]
+
+
+def _words(rng: random.Random, n: int) -> str:
+    return " ".join(rng.choices(WORDS, weights=[1 / (i + 1) for i in range(len(WORDS))], k=n))
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory):
+    """A 300-entry library (some stubs, tags, notes) and a bare FTS5 table of the same text."""
+    rng = random.Random(5)
+    lib = open_library(tmp_path_factory.mktemp("rank"))
+    with lib.store.write() as conn:
+        for i in range(300):
+            work = Work(doi=f"10.1000/{i}", title=_words(rng, rng.randint(2, 9)), abstract=_words(rng, rng.randint(0, 60)),
+                        venue=rng.choice(["Cancer Research", "Nature", None]), year=rng.randint(1990, 2025),
+                        authors=[Author.from_parts(rng.choice(NAMES), "A.") for _ in range(rng.randint(0, 3))])
+            entry_store.upsert_work(conn, work, stub=i % 17 == 0)
+    for i in range(0, 300, 7):
+        lib.tag(f"10.1000/{i}", ["oncology"] if i % 2 else ["oncology", "imaging"])
+    for i in range(0, 300, 11):
+        lib.note_create("ink and cancer notes " + _words(rng, 5), ref=f"10.1000/{i}")
+    bare = sqlite3.connect(":memory:")
+    bare.execute("CREATE VIRTUAL TABLE t USING fts5(title, abstract, authors, venue, year, tags, notes, "
+                 "tokenize = 'porter unicode61 remove_diacritics 2')")
+    with lib.store.read() as conn:
+        rows = conn.execute(text(
+            "SELECT e.id, e.title, e.abstract, (SELECT group_concat(name, '; ') FROM (SELECT a.name FROM "
+            "entry_authors ea JOIN authors a ON a.id = ea.author_id WHERE ea.entry_id = e.id ORDER BY ea.position)), "
+            "e.venue, e.year, (SELECT group_concat(name, ' ') FROM (SELECT t.name FROM entry_tags et JOIN tags t "
+            "ON t.id = et.tag_id WHERE et.entry_id = e.id ORDER BY t.name)), (SELECT group_concat(body, ' ') FROM "
+            "(SELECT body FROM notes WHERE entry_id = e.id ORDER BY id)) FROM entries e")).all()
+        stubs = conn.execute(text("SELECT id FROM entries WHERE is_stub = 1")).scalars().all()
+    bare.executemany("INSERT INTO t (rowid, title, abstract, authors, venue, year, tags, notes) "
+                     "VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)
+    assert stubs
+    yield lib, bare, set(stubs)
+    lib.close()
+
+
+def plain_bm25(bare, stubs, match: str, limit: int, offset: int = 0, only: str | None = None):
+    weights = ", ".join(map(str, search_store.ENTRY_FTS_WEIGHTS))
+    rows = bare.execute(f"SELECT rowid, bm25(t, {weights}) AS s FROM t WHERE t MATCH ? ORDER BY s, rowid",
+                        (match,)).fetchall()
+    if only is not None:
+        allowed = {r for r, in bare.execute("SELECT rowid FROM t WHERE t MATCH ?", (only,))}
+        rows = [r for r in rows if r[0] in allowed]
+    return [(r, pytest.approx(s)) for r, s in rows if r not in stubs][offset:offset + limit]
+
+
+@pytest.mark.parametrize("query", QUERIES)
+def test_search_returns_plain_bm25_top_page(corpus, query):
+    lib, bare, stubs = corpus
+    from doiget.store.fts import compile_query
+
+    expected = plain_bm25(bare, stubs, compile_query(query, search_store.ENTRY_FTS_COLUMNS), 20)
+    hits = lib.search(query, limit=20)
+    assert [(h.id, h.score) for h in hits] == expected
+    assert all("**" in h.snippet for h in hits)
+
+
+@pytest.mark.parametrize("match", ['"cell"', '"fluid"', '"signal" AND "brain"'])
+def test_offset_pages_are_slices_of_the_full_ranking(corpus, match):
+    lib, bare, stubs = corpus
+    expected = plain_bm25(bare, stubs, match, 1000)
+    with lib.store.query_raw("test") as conn:
+        pages = [search_store.page(conn, match, 7, offset, ("doi",)) for offset in range(0, len(expected) + 7, 7)]
+    assert [(hit["id"], hit["score"]) for page in pages for hit in page] == expected
+    assert all(hit["ref"] == f"doi:10.1000/{hit['id'] - 1}" and "**" in hit["snippet"] for page in pages for hit in page)
+
+
+def test_filters_and_stubs(corpus):
+    lib, bare, stubs = corpus
+    hits = lib.search("cancer", limit=100, year_from=2000, tag="oncology")
+    assert hits and all(h.year >= 2000 and "oncology" in h.tags for h in hits)
+    assert not {h.id for h in lib.search("cancer OR cell OR gene", limit=100)} & stubs
+
+
+def test_common_terms_rank_boosted_matches_within_the_documented_bound(corpus, monkeypatch):
+    lib, bare, stubs = corpus
+    monkeypatch.setattr(search_store, "COMMON_DF", 10)
+    boosted = "{title authors tags} : "
+    for match in ('"cancer"', '"cell"', '"qu"*', '"t"*'):
+        count = bare.execute("SELECT count(*) FROM t WHERE t MATCH ?", (match,)).fetchone()[0]
+        assert count > 10, match
+        with lib.store.query_raw("test") as conn:
+            got = search_store.ranked(conn, match, 10)
+        full = plain_bm25(bare, stubs, match, 10)
+        within = plain_bm25(bare, stubs, match, 10, only=boosted + match)
+        # Exactly plain bm25 (same scores) restricted to entries holding the phrase in a boosted
+        # column; if fewer than a page hold it so, the full ranking.
+        assert got == (within if len(within) == 10 else full), match
+        # What it can miss: only entries holding the phrase outside the boosted columns.
+        missed = {r for r, _ in full} - {r for r, _ in got}
+        assert all(bare.execute("SELECT 1 FROM t WHERE t MATCH ? AND rowid = ?", (boosted + match, r)).fetchone()
+                   is None for r in missed)
+    with lib.store.query_raw("test") as conn:  # operators, column filters and rare terms are ranked in full
+        for match in ('"cancer" OR "virus"', 'title : "cancer"', '"fluid"', '"gene model"'):
+            assert search_store.ranked(conn, match, 10) == plain_bm25(bare, stubs, match, 10)
+
+
+def _integrity(lib) -> None:
+    with lib.store.write() as conn:
+        conn.execute(text("INSERT INTO entries_fts(entries_fts, rank) VALUES ('integrity-check', 1)"))
+
+
+def test_external_content_index_stays_exact_through_every_write(tmp_path):
+    lib = open_library(tmp_path)
+    one = lib.add(Work(doi="10.1000/a", title="Octopus cognition", abstract="Arms that think.",
+                       authors=[Author.from_parts("Godfrey", "Peter"), Author.from_parts("Mather", "Jennifer")]))
+    lib.add(Work(doi="10.1000/a", title="Octopus minds", authors=[Author.from_parts("Mather", "Jennifer")]))
+    lib.tag("10.1000/a", ["cephalopods", "minds"])
+    lib.tag("10.1000/a", ["cephalopods"])  # INSERT OR IGNORE of an existing link
+    lib.untag("10.1000/a", ["minds"])
+    note = lib.note_create("ink clouds", ref="10.1000/a")
+    lib.note_update(note["id"], body="ink jets")
+    lib.annotate("10.1000/a", "an annotation")
+    lib.add(Work(arxiv="2101.00001", title="Squid", authors=[Author.from_parts("Godfrey", "Peter")]))
+    lib.add(Work(doi="10.1000/b", arxiv="2101.00001", title="Squid and octopus"))  # merges two entries
+    with lib.store.write() as conn:
+        conn.execute(text("UPDATE authors SET name = 'Peter Godfrey-Smith' WHERE name LIKE '%Godfrey%'"))
+        conn.execute(text("UPDATE tags SET name = 'cephalopoda' WHERE name = 'cephalopods'"))
+        conn.execute(text("INSERT OR REPLACE INTO entry_tags (entry_id, tag_id) SELECT :e, id FROM tags"),
+                     {"e": one.id})
+        conn.execute(text("UPDATE entry_authors SET position = position + 10 WHERE entry_id = :e"), {"e": one.id})
+    _integrity(lib)
+    assert [h.id for h in lib.search("tags:cephalopoda")] == [one.id]
+    assert [h.id for h in lib.search("jets")] == [one.id] and lib.search("clouds") == []
+    assert "Godfrey-Smith" in lib.search("godfrey")[0].authors[0]
+    lib.note_delete(note["id"])
+    lib.import_bibliography('[{"id": "x", "type": "article-journal", "title": "Bulk octopus", '
+                            '"author": [{"family": "Mather", "given": "J."}]}]', format="csl-json")
+    lib.delete("10.1000/a")
+    _integrity(lib)
+    assert {h.title for h in lib.search("octopus")} == {"Bulk octopus", "Squid and octopus"}
+    lib.close()
