@@ -69,6 +69,9 @@ ADD_SUFFIXES = (".pdf", ".xml", ".nxml")
 def cmd_add(args: argparse.Namespace) -> dict[str, Any]:
     """Add each file (a directory: its PDF and XML files) in turn; one that fails is reported and the others
     are still added."""
+    from rich.console import Console
+    from rich.progress import Progress
+
     paths = _files(args.paths)
     if args.ref and len(paths) > 1:
         raise DoigetError(ErrorCode.INVALID_INPUT, "--ref names one paper; give one file with it")
