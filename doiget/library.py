@@ -22,8 +22,9 @@ from doiget.store.store import DB_NAME, Store
 
 
 def library_exists(config: Config) -> bool:
-    """Whether the library file of ``config`` exists (checking creates nothing)."""
-    return (config.home / DB_NAME).is_file()
+    """Whether anything stands at the library file's path of ``config`` (checking creates nothing); a
+    directory or other non-file there counts, so that opening it reports STORE_ERROR."""
+    return (config.home / DB_NAME).exists()
 
 
 def open_library(home: str | os.PathLike[str] | None = None) -> "Library":

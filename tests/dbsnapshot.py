@@ -11,7 +11,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 FTS_SHADOWS = ("_data", "_idx", "_docsize", "_config", "_content")
-BOOKKEEPING = ("sqlite_sequence",)  # AUTOINCREMENT counters: an insert rewrites its table's row
+# AUTOINCREMENT counters (an insert rewrites its table's row) and the trigger-kept search text that
+# the entries FTS index reads (migration 0005): both are derived, never what a user gave.
+BOOKKEEPING = ("sqlite_sequence", "entry_search_text")
 
 
 def dump(path: Path) -> dict[str, Counter]:

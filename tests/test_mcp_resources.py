@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import re
+import sqlite3
 
 import anyio
 from mcp import Client
@@ -52,7 +53,9 @@ def test_every_handed_out_uri_reads_back(snapshot):  # noqa: F811
     home, ref, _, _ = snapshot
     capabilities, listed, templates, handed_out, reads, missing = anyio.run(resources_session, home, ref)
     assert capabilities.resources is not None
-    assert len(listed) == 12 and all(r.uri.endswith("/metadata") for r in listed)
+    with sqlite3.connect(home / "library.sqlite3") as db:
+        papers = db.execute("SELECT count(*) FROM entries WHERE is_stub = 0").fetchone()[0]
+    assert len(listed) == papers and all(r.uri.endswith("/metadata") for r in listed)
     assert {t.uri_template for t in templates} == {"doiget://entry/{id}/metadata",
                                                    "doiget://entry/{id}/text{?offset,max_chars}"}
     assert any("/text" in u for u in handed_out) and any(u.endswith("/metadata") for u in handed_out)
