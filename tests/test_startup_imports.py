@@ -60,3 +60,14 @@ def test_search_on_an_old_library_still_migrates_it(tmp_path):
     assert done.stdout.strip() == "no matches"
     assert "alembic" in loaded
     assert migrate.current_revision(tmp_path / "library.sqlite3") == migrate.HEAD
+
+
+def test_mcp_server_starts_without_sqlalchemy_or_extractors(tmp_path):
+    """Building the server (its tool table and tools/list) loads neither SQLAlchemy, Alembic, the PDF
+    extractor nor the HTTP client: the first tool call that needs them imports them."""
+    probe = ("import json, sys\nfrom doiget.config import load_config\nfrom doiget.mcp.server import build_server\n"
+             f"build_server(load_config({str(tmp_path)!r}))\n"
+             "print(json.dumps(sorted({m.split('.')[0] for m in sys.modules})))")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
+    loaded = set(json.loads(done.stdout.strip().splitlines()[-1]))
+    assert not loaded & {"sqlalchemy", "alembic", "fitz", "pymupdf", "httpx"}, sorted(loaded)
