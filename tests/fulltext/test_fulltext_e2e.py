@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import base64
 import json
-import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -19,6 +17,7 @@ from mcp.shared.exceptions import MCPError
 from pdfgen import sample_paper
 from test_tex import MAIN, METHODS, tarball
 
+from cli_process import run_doiget
 from doiget.config import load_config
 from doiget.errors import DoigetError, ErrorCode
 from doiget.fulltext import extract_ar5iv, extract_jats
@@ -165,10 +164,7 @@ def test_add_pdf_size_cap_is_checked_before_decoding(home, monkeypatch):
 
 
 def cli(home, *args):
-    env = {**os.environ, "DOIGET_HOME": str(home), "DOIGET_PROFILE": "offline"}
-    result = subprocess.run([sys.executable, "-m", "doiget.cli", *args], capture_output=True, text=True, env=env,
-                            timeout=120)
-    return result
+    return run_doiget(home, *args, env={"DOIGET_PROFILE": "offline"})
 
 
 def test_read_and_find_both_papers_from_the_cli(home, upstream, tmp_path):
