@@ -91,6 +91,7 @@ def run_child(conn: socket.socket) -> None:
 def serve(path: str) -> None:
     import doiget.cli  # noqa: F401  the warm part: argument parser and every command module
     import doiget.library  # noqa: F401  the store, models, services
+    import doiget.mcp.server  # noqa: F401  ``doiget serve``: the SDK and the tools
     import rich.progress  # noqa: F401
 
     offline_lookups()

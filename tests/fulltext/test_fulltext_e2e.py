@@ -5,16 +5,15 @@ from __future__ import annotations
 
 import base64
 import json
-import sys
 from pathlib import Path
 
 import anyio
 import pytest
 from loopback import Reply, _loopback_ca, _loopback_server, client_ca, https_server  # noqa: F401
 from mcp import Client
-from mcp.client.stdio import StdioServerParameters
 from mcp.shared.exceptions import MCPError
 from pdfgen import sample_paper
+from test_mcp import server_params
 from test_tex import MAIN, METHODS, tarball
 
 from cli_process import run_doiget
@@ -71,8 +70,7 @@ def home(tmp_path, loopback_env, https_server):
 
 async def mcp_session(home, env, steps):
     """Run ``steps(client)`` against ``doiget serve`` spawned over stdio."""
-    params = StdioServerParameters(command=sys.executable, args=["-m", "doiget.cli", "serve"],
-                                   env={**env, "DOIGET_HOME": str(home)})
+    params = server_params(home, **env)
     async with Client(params) as client:
         return await steps(client)
 
