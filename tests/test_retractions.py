@@ -6,7 +6,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from fetchenv import (JSON, PNAS_DOI, UPSTREAM, XGEN_DOI, crossref_path, openalex_path, recording,
+from cli_process import run_doiget
+from fetchenv import (PNAS_DOI, UPSTREAM, XGEN_DOI, crossref_path, openalex_path,
                       serve_pnas, serve_xgen, source_env)
 from loopback import Reply, _loopback_ca, _loopback_server, client_ca, https_server  # noqa: F401
 
@@ -210,15 +211,8 @@ def test_check_retractions_reports_failures(tmp_path, upstream):
 
 
 def test_cli_check_retractions(tmp_path, upstream):
-    import os
-    import subprocess
-    import sys
-
-    env = {**os.environ, **source_env(upstream, os.environ["DOIGET_CA_BUNDLE"]), "DOIGET_HOME": str(tmp_path / "h")}
-
     def run(*args):
-        return subprocess.run([sys.executable, "-m", "doiget", *args], capture_output=True, text=True,
-                              timeout=120, env=env)
+        return run_doiget(tmp_path / "h", *args)
 
     assert run("resolve", PNAS_DOI).returncode == 0
     done = run("check-retractions")
@@ -259,20 +253,12 @@ def test_exports_say_a_work_is_retracted(tmp_path, caplog):
 
 
 def test_cli_export_warns_on_stderr(tmp_path):
-    import os
-    import subprocess
-    import sys
-
     with open_library(tmp_path / "lib") as lib:
         lib.add(Work(doi=WAKEFIELD, title="Ileal-lymphoid-nodular hyperplasia", year=1998, sources=["crossref"],
                      updates=WAKEFIELD_NOTICES))
-    env = {**os.environ, "DOIGET_HOME": str(tmp_path / "lib")}
     for args in (("export", "--format", "bibtex"), ("cite", WAKEFIELD)):
-        done = subprocess.run([sys.executable, "-m", "doiget", *args], capture_output=True, text=True, timeout=60,
-                              env=env)
+        done = run_doiget(tmp_path / "lib", *args)
         assert done.returncode == 0, done.stderr
         assert f"doi:{WAKEFIELD} is exported as it is stored, but: Retracted: see doi:10.1016/s0140-6736(10)60175-4" \
             in done.stderr
-    listed = subprocess.run([sys.executable, "-m", "doiget", "search", "ileal"], capture_output=True, text=True,
-                            timeout=60, env=env)
-    assert "[RETRACTED]" in listed.stdout
+    assert "[RETRACTED]" in run_doiget(tmp_path / "lib", "search", "ileal").stdout
