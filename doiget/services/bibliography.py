@@ -27,7 +27,7 @@ from doiget.errors import DoigetError, ErrorCode
 from doiget.formats.bibtex import to_bibtex
 from doiget.formats.csl import to_csl_json
 from doiget.formats.importer import Format as ImportFormat
-from doiget.formats.importer import ImportRecord, parse_bibliography
+from doiget.formats.importer import ImportRecord, gc_paused, parse_bibliography
 from doiget.formats.ris import to_ris
 from doiget.formats.keys import citation_key, unique_key
 from doiget.identity import Side, decide
@@ -104,6 +104,12 @@ def import_bibliography(store: Store, text_: str, format: ImportFormat = "auto",
     ``fetchable`` (refs of the imported entries that have an identifier and no PDF yet), ``files``
     (entry id -> attachment paths the records name) and the rate.
     """
+    with gc_paused():
+        return _import(store, text_, format, tags, progress, overwrite)
+
+
+def _import(store: Store, text_: str, format: ImportFormat, tags: Sequence[str], progress: Progress | None,
+            overwrite: bool) -> dict[str, Any]:
     started = time.perf_counter()
     records = parse_bibliography(text_, format)
     report: list[dict[str, Any]] = [_row(i, r) for i, r in enumerate(records)]
@@ -169,7 +175,8 @@ def _group(records: list[ImportRecord], report: list[dict[str, Any]]) -> list[_I
     items: list[_Item] = []
     owner: dict[tuple[str, str], _Item] = {}
     for index, record in enumerate(records):
-        work = record.work.model_copy(update={"sources": [IMPORT_SOURCE]})
+        work = record.work  # the record's own model: nothing else holds it
+        work.sources = [IMPORT_SOURCE]
         if not work.title and not work.ids():
             report[index].update(status="skipped", reason="no identifier and no title")
             continue
@@ -290,7 +297,7 @@ def _write_chunk(conn: Connection, items: list[_Item], extra_tags: list[str], ti
         report[item.index]["citekey"] = values.get("citekey", entry.citekey)
     bulk.update_works(conn, column_updates, name_updates)
     for item in new:
-        item.work = item.work.model_copy(update={"citekey": _new_key(item, keys_taken, report[item.index])})
+        item.work.citekey = _new_key(item, keys_taken, report[item.index])
     entry_ids = bulk.insert_works(conn, [item.work for item in new],
                                   [_tag_ids(item, extra_tags, tag_ids) for item in new])
     for item, entry_id in zip(new, entry_ids):
