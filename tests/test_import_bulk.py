@@ -1,13 +1,17 @@
-"""The bulk import indexes each batch once (store/bulk.py): the search text and entries_fts rows it
-builds equal what the per-row triggers build, the triggers are back afterwards, and new entries
-never take the id of a deleted one."""
+"""The bulk import's write path and streamed input: each batch is indexed once (store/bulk.py), its
+search text and entries_fts rows equal what the per-row triggers build, the triggers are back
+afterwards, new entries never take the id of a deleted one; CSL-JSON is decoded item by item with
+json.loads' values and errors."""
 from __future__ import annotations
 
 import json
 
+import pytest
 from sqlalchemy import text
 
-from doiget import Author, Work, open_library
+from doiget import Author, Work, open_library, safejson
+from doiget.errors import DoigetError
+from doiget.formats.csl_read import iter_csl
 from doiget.store.bulk import INSERT_TRIGGERS
 
 ITEMS = [
@@ -55,3 +59,28 @@ def test_import_after_delete_does_not_reuse_ids(tmp_path):
         lib.delete("10.1000/idx.2")
         result = lib.import_bibliography(json.dumps(ITEMS[3:5]), format="csl-json")
         assert [row["id"] for row in result["report"]] == [last + 1, last + 2]
+
+
+ARRAYS = ['[]', ' [ ] ', '[1, {"a": [2]}, "x"]\n', '[1 2]', '[1,]', '[1] x', '[', '[1,\n 2', '[NaN]',
+          '[' * 100_000 + ']' * 100_000, '[1, [' + '[' * 100_000 + ']' * 100_000 + ']]']
+
+
+def _outcome(read):
+    try:
+        return "ok", read()
+    except DoigetError as exc:
+        return "error", exc.code, exc.message
+
+
+def test_streamed_array_reads_as_json_loads_does():
+    """CSL-JSON arrays are decoded item by item: same values, same errors (with line and column)."""
+    for array in ARRAYS:
+        assert _outcome(lambda: list(safejson.items(array, "CSL-JSON"))) == \
+            _outcome(lambda: safejson.loads(array, "CSL-JSON")), array[:20]
+
+
+def test_csl_items_are_parsed_one_at_a_time():
+    records = iter_csl(json.dumps(ITEMS[:2]) + "\n,")  # a broken tail is reached only after the items
+    assert next(records).key == "k0" and next(records).key == "k1"
+    with pytest.raises(DoigetError, match="Extra data at line 2, column 1"):
+        next(records)
