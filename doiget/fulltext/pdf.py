@@ -85,6 +85,8 @@ def extract_pdf(data: bytes) -> Document:
     doc_body = _body_size([b for blocks in pages for b in blocks])
     page_bodies = [_page_body(blocks, doc_body) for blocks in pages]
     kinds = [[_heading_kind(b, body) for b in blocks] for blocks, body in zip(pages, page_bodies)]
+    for blocks, page_kinds in zip(pages, kinds):
+        _demote_figure_labels(blocks, page_kinds)
     levels = _heading_levels(pages, kinds)
     _demote_masthead(pages, kinds, levels)
 
@@ -346,6 +348,30 @@ def _merge_headings(blocks: list[_Block], kinds: list[str | None]):
 
 def _numbering_free(block: _Block) -> bool:
     return pdflayout.numbering_depth(" ".join(block.rows)) == 0
+
+
+def _demote_figure_labels(blocks: list[_Block], kinds: list[str | None]) -> None:
+    """Heading-like text inside a figure is a label (``Domain 2``, an axis title): a heading candidate with
+    a caption below it and no prose between them in its own horizontal span."""
+    captions = [b for b in blocks if pdflayout.is_caption(b.rows[0] if b.rows else "")]
+    if not captions:
+        return
+    prose = [b for b in blocks if any(len(line.text) >= MIN_PROSE_LINE_CHARS for line in b.lines)]
+    for i, (head, kind) in enumerate(zip(blocks, kinds)):
+        if kind is None:
+            continue
+        x0, _, x1, bottom = head.bbox
+        for caption in captions:
+            top = caption.bbox[1]
+            if top < bottom - 1 or not any(_overlaps(b, x0, x1) for b in blocks if abs(b.bbox[1] - top) <= 2):
+                continue  # the caption's row (a caption set across both columns) must reach under the candidate
+            if not any(b is not caption and bottom - 1 <= b.bbox[1] < top and _overlaps(b, x0, x1) for b in prose):
+                kinds[i] = None
+                break
+
+
+def _overlaps(block: _Block, x0: float, x1: float) -> bool:
+    return block.bbox[0] < x1 and x0 < block.bbox[2]
 
 
 def _demote_masthead(pages: list[list[_Block]], kinds: list[list[str | None]], levels: dict[float, int]) -> None:
