@@ -36,6 +36,11 @@ def in_margin_band(top: float, bottom: float, height: float) -> bool:
     return bottom <= height * MARGIN_BAND or top >= height * (1 - MARGIN_BAND)
 
 
+def reaches_margin_band(top: float, bottom: float, height: float) -> bool:
+    """Whether a block spanning ``top``..``bottom`` can hold a line in a margin band (1 pt of slack)."""
+    return top <= height * MARGIN_BAND + 1 or bottom >= height * (1 - MARGIN_BAND) - 1
+
+
 def in_side_margin(x0: float, x1: float, width: float) -> bool:
     return x1 <= width * SIDE_MARGIN or x0 >= width * (1 - SIDE_MARGIN)
 
