@@ -13,6 +13,7 @@ from doiget.store import citations as citation_store
 from doiget.store import entries as entry_store
 from doiget.store import organise as organise_store
 from doiget.store import selects
+from doiget.store import updates as update_store
 
 
 def add(lib: Session, work: Work | dict[str, Any], *, tags: list[str] | None = None) -> Entry:
@@ -21,6 +22,8 @@ def add(lib: Session, work: Work | dict[str, Any], *, tags: list[str] | None = N
     work = Work.model_validate(work) if isinstance(work, dict) else work
     with lib.store.write() as conn:
         entry_id = entry_store.upsert_work(conn, work)
+        if work.updates is not None:
+            update_store.save(conn, entry_id, work.updates, work.sources)
         if work.references:
             citation_store.save_references(conn, entry_id, work.references)
         if tags:

@@ -123,3 +123,15 @@ def _shown(row: Sequence[Any], entry_id: int, id_fields: Sequence[str]) -> dict[
     return {"ref": label(dict(zip(id_fields, refs)), entry_id), "title": title,
             "authors": authors.split(_SEP) if authors else [], "year": year, "venue": venue,
             "tags": tags.split(_SEP) if tags else [], "has_pdf": bool(has_pdf), "snippet": snippet}
+
+
+def updated_by(conn: sqlite3.Connection, ids: Sequence[int]) -> dict[int, set[str]]:
+    """The kinds of the update notices (retraction, correction, ...) updating each of ``ids``; entries
+    that no notice updates are absent."""
+    if not ids:
+        return {}
+    kinds: dict[int, set[str]] = {}
+    for entry_id, kind in conn.execute(f"SELECT entry_id, kind FROM entry_updates WHERE direction = 'updated-by' "
+                                       f"AND entry_id IN ({', '.join('?' * len(ids))})", ids):
+        kinds.setdefault(entry_id, set()).add(kind)
+    return kinds
