@@ -262,3 +262,13 @@ def test_cli_export_warns_on_stderr(tmp_path):
         assert f"doi:{WAKEFIELD} is exported as it is stored, but: Retracted: see doi:10.1016/s0140-6736(10)60175-4" \
             in done.stderr
     assert "[RETRACTED]" in run_doiget(tmp_path / "lib", "search", "ileal").stdout
+
+
+def test_notebook_views_show_the_status(tmp_path):
+    with open_library(tmp_path / "lib") as lib:
+        lib.add(Work(doi=WAKEFIELD, title="Ileal-lymphoid-nodular hyperplasia", sources=["crossref"],
+                     updates=WAKEFIELD_NOTICES))
+        card = lib.info(f"doi:{WAKEFIELD}")._repr_html_()
+        assert "<b>RETRACTED: retraction doi:10.1016/s0140-6736(10)60175-4 (2010-02-06, retraction-watch)</b>" in card
+        table = lib.search("ileal")._repr_html_()
+        assert "<th>status</th>" in table and "<td>retracted</td>" in table
