@@ -1,6 +1,7 @@
 """Update notices per entry (``entry_updates``) and when each source was last asked (``update_checks``)."""
 from __future__ import annotations
 
+import sqlite3
 from collections import defaultdict
 from collections.abc import Iterable
 
@@ -52,11 +53,13 @@ def load(conn: Connection, entry_ids: list[int]) -> dict[int, list[UpdateNotice]
     return found
 
 
-def statuses(conn: Connection, entry_ids: list[int]) -> dict[int, str]:
-    """Each entry's update status (retracted, corrected, ...) for the entries that have one."""
+def statuses(conn: sqlite3.Connection, entry_ids: list[int]) -> dict[int, str]:
+    """Each entry's update status (retracted, corrected, ...) for the entries that have one; on the raw
+    connection of a search (``Store.query_raw``), where it adds one small indexed query."""
     kinds: dict[int, set[str]] = defaultdict(set)
-    for entry_id, kind in _in(conn, "SELECT entry_id, kind FROM entry_updates WHERE direction = 'updated-by' "
-                                    "AND entry_id IN :ids", entry_ids):
+    marks = ", ".join("?" * len(entry_ids))
+    for entry_id, kind in conn.execute("SELECT entry_id, kind FROM entry_updates WHERE direction = 'updated-by' "
+                                       f"AND entry_id IN ({marks})", entry_ids):
         kinds[entry_id].add(kind)
     return {entry_id: status_of_kinds(found) for entry_id, found in kinds.items()}
 
