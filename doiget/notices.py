@@ -65,7 +65,7 @@ def status_of(notices: Iterable[UpdateNotice]) -> str | None:
 
 
 def status_of_kinds(kinds: set[str]) -> str | None:
-    """The gravest status the update kinds of the notices updating a work give it (None for none)."""
+    """The gravest status the update kinds of the notices that update a work give it (None for none)."""
     if not kinds:
         return None
     for status, members in STATUSES:

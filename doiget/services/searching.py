@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from doiget import limits
 from doiget.models import ID_FIELDS, SearchHit
-from doiget.notices import status_of, status_of_kinds
+from doiget.notices import status_of
 from doiget.sanitize import fts_query_error, query_text
 from doiget.services.checks import bounded_int, entry_filters
 from doiget.store import search as search_store
@@ -34,12 +34,12 @@ def search(lib: Session, query: str, limit: int = 20, *, year_from: int | None =
     try:
         with lib.store.query_raw("the search") as conn:
             rows = search_store.page(conn, match, limit, 0, ID_FIELDS, clauses, params)
-            updated = search_store.updated_by(conn, [row["id"] for row in rows])
+            status = search_store.statuses(conn, [row["id"] for row in rows])
     except search_store.Error as exc:
         if is_fts_error(exc):
             raise fts_query_error(f"search for {query!r}", exc) from exc
         raise
-    hits = search_hits({**row, "update_status": status_of_kinds(updated.get(row["id"], set()))} for row in rows)
+    hits = search_hits({**row, "update_status": status.get(row["id"])} for row in rows)
     return _with_fulltext(lib, hits, query, limit, filters) if include_fulltext else hits
 
 

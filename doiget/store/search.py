@@ -25,6 +25,7 @@ import sqlite3
 from collections.abc import Sequence
 from typing import Any
 
+from doiget.notices import status_of_kinds
 from doiget.present import label
 
 ENTRY_FTS_COLUMNS = ("title", "abstract", "authors", "venue", "year", "tags", "notes")
@@ -125,13 +126,14 @@ def _shown(row: Sequence[Any], entry_id: int, id_fields: Sequence[str]) -> dict[
             "tags": tags.split(_SEP) if tags else [], "has_pdf": bool(has_pdf), "snippet": snippet}
 
 
-def updated_by(conn: sqlite3.Connection, ids: Sequence[int]) -> dict[int, set[str]]:
-    """The kinds of the update notices (retraction, correction, ...) updating each of ``ids``; entries
-    that no notice updates are absent."""
-    if not ids:
+def statuses(conn: sqlite3.Connection, entry_ids: list[int]) -> dict[int, str]:
+    """Each entry's update status (retracted, corrected, ...) for the entries that have one: one small
+    indexed query on the search's connection (the notices are in ``entry_updates``, store/updates.py)."""
+    if not entry_ids:
         return {}
     kinds: dict[int, set[str]] = {}
-    for entry_id, kind in conn.execute(f"SELECT entry_id, kind FROM entry_updates WHERE direction = 'updated-by' "
-                                       f"AND entry_id IN ({', '.join('?' * len(ids))})", ids):
+    marks = ", ".join("?" * len(entry_ids))
+    for entry_id, kind in conn.execute("SELECT entry_id, kind FROM entry_updates WHERE direction = 'updated-by' "
+                                       f"AND entry_id IN ({marks})", entry_ids):
         kinds.setdefault(entry_id, set()).add(kind)
-    return kinds
+    return {entry_id: status_of_kinds(found) for entry_id, found in kinds.items()}
