@@ -49,8 +49,11 @@ class TextBuilder:
 
     def paragraph(self, text: str) -> None:
         """Add one paragraph; single newlines inside it (table rows, verse) are kept."""
-        lines = (_SPACES.sub(" ", line).strip() for line in text.split("\n"))
-        text = _BLANK_LINES.sub("\n", "\n".join(line for line in lines if line))
+        if "\n" in text:
+            lines = (_SPACES.sub(" ", line).strip() for line in text.split("\n"))
+            text = _BLANK_LINES.sub("\n", "\n".join(line for line in lines if line))
+        else:
+            text = _SPACES.sub(" ", text).strip()
         if text:
             guard.check()
             start = self._write(text)
