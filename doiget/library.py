@@ -247,9 +247,9 @@ class Library:
     def check_retractions(self, refs: list[RefLike] | None = None,
                           progress: Callable[[int, int, dict[str, Any]], None] | None = None) -> dict[str, Any]:
         """Ask Crossref and OpenAlex afresh for the update notices (retraction, correction, expression of
-        concern, ...) of ``refs`` (default: every paper with a DOI) and store them: ``{results, summary}``,
-        each result ``{id, ref, ok, checked, status, warning, notices}`` or an ``error``;
-        ``progress(done, total, result)`` after each."""
+        concern, ...) of ``refs`` (default: every paper; one without a DOI is asked of OpenAlex only) and
+        store them: ``{results, summary}``, each result ``{id, ref, ok, checked, status, warning,
+        notices}`` or an ``error``; ``progress(done, total, result)`` after each."""
         from doiget.services import retractions
 
         return retractions.check_retractions(self, refs, progress)
