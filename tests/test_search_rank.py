@@ -154,3 +154,25 @@ def test_external_content_index_stays_exact_through_every_write(tmp_path):
     _integrity(lib)
     assert {h.title for h in lib.search("octopus")} == {"Bulk octopus", "Squid and octopus"}
     lib.close()
+
+
+def test_stubs_crowding_the_top_are_left_out_exactly(tmp_path):
+    """Stubs are dropped after ranking, with a margin; when stubs fill more than the margin (short stub
+    titles outrank every abstract here), the page is ranked again with stubs left out row by row."""
+    with open_library(tmp_path) as lib:
+        with lib.store.write() as conn:
+            for i in range(80):
+                entry_store.upsert_work(conn, Work(doi=f"10.1/s{i}", title=f"zebra {i}"), stub=True)
+            for i in range(30):
+                entry_store.upsert_work(conn, Work(doi=f"10.1/e{i}", title=f"Paper {i}",
+                                                   abstract="about a zebra " + "word " * (i % 7)))
+            weights = ", ".join(map(str, search_store.ENTRY_FTS_WEIGHTS))
+            expected = [tuple(r) for r in conn.execute(text(
+                f"SELECT rowid, bm25(entries_fts, {weights}) AS s FROM entries_fts WHERE entries_fts MATCH :m "
+                "AND rowid NOT IN (SELECT id FROM entries WHERE is_stub = 1) ORDER BY s, rowid"), {"m": '"zebra"'})]
+        assert len(expected) == 30
+        for limit, offset in ((10, 0), (10, 10), (25, 0), (5, 27)):
+            with lib.store.query_raw("test") as conn:
+                got = search_store.ranked(conn, '"zebra"', limit, offset)
+            assert got == expected[offset:offset + limit]
+        assert [(h.id, h.score) for h in lib.search("zebra", limit=12)] == expected[:12]

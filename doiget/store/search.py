@@ -1,8 +1,8 @@
 """Entry search: the bm25 top page of ``entries_fts`` and what each hit shows, in one or two queries.
 
-Per matching row only the rank is computed (bm25 with the column weights, the stub filter as a
-lookup in the small set of stub ids); snippets, summaries and the join to ``entries`` are done for
-the returned page only. A query whose matches all fit on the page (counted, stopping one past it)
+Per matching row only the rank is computed (bm25 with the column weights); stubs are dropped from
+the top rows afterwards (:func:`_ranked`); snippets, summaries and the join to ``entries`` are done
+for the returned page only. A query whose matches all fit on the page (counted, stopping one past it)
 is ranked and shown in one pass: a second walk over the matches costs more than the count. Runs on a
 plain sqlite3 connection, kept open, so sqlite3's statement cache prepares each statement once; no
 SQLAlchemy is imported here (the search path of the CLI and the MCP server needs none).
@@ -35,9 +35,10 @@ BOOSTED = ("title", "authors", "tags")
 COMMON_DF = 20_000
 SNIPPET = "snippet(entries_fts, -1, '**', '**', '…', 16)"
 _BM25 = f"bm25(entries_fts, {', '.join(map(str, ENTRY_FTS_WEIGHTS))})"
-# Stubs out: for a long list of matches, one pass over the (partially indexed) stub ids; for a page's worth, a
-# lookup per row.
+# Stubs out (see _ranked): dropped from a ranked margin, else one pass over the (partially indexed) stub ids;
+# for a page's worth, a lookup per row.
 _NOT_STUB = "entries_fts.rowid NOT IN (SELECT id FROM entries WHERE is_stub = 1)"  # partial index ix_entries_stub
+_MARGIN = 20  # rows ranked beyond twice the page, for the stubs among them
 _NOT_STUB_ROW = "NOT EXISTS (SELECT 1 FROM entries s WHERE s.id = entries_fts.rowid AND s.is_stub = 1)"
 _ONE_TERM = re.compile(r'"[^"\s]+"\*?')  # what doiget.store.fts.compile_query makes of one word or prefix
 _SEP = "\x1f"
@@ -70,23 +71,46 @@ def ranked(conn: sqlite3.Connection, match: str, limit: int, offset: int = 0, cl
            params: dict[str, Any] | None = None, *, common: bool | None = None) -> list[tuple[int, float]]:
     """``(entry id, bm25 score)`` of the page ``offset``..``offset + limit`` of non-stub entries matching
     ``match``, best first. ``common`` (default: counted) takes the common-term shortcut (module doc)."""
-    where = ["entries_fts MATCH :match", _NOT_STUB]
-    if clauses:
-        where.append(f"EXISTS (SELECT 1 FROM entries e WHERE e.id = entries_fts.rowid AND {' AND '.join(clauses)})")
+    where = ["entries_fts MATCH :match"]
+    if clauses:  # the entry is looked up per row anyway: the stub test goes with it
+        where.append(f"EXISTS (SELECT 1 FROM entries e WHERE e.id = entries_fts.rowid AND e.is_stub = 0 AND "
+                     f"{' AND '.join(clauses)})")
     values = {**(params or {}), "match": match, "limit": limit, "offset": offset}
     if common is None:
         common = _ONE_TERM.fullmatch(match) is not None and _count(conn, match, COMMON_DF + 1) > COMMON_DF
     if common:
         boosted = where + ["+entries_fts.rowid IN (SELECT rowid FROM entries_fts WHERE entries_fts MATCH :boosted)"]
-        rows = _ranked(conn, boosted, {**values, "boosted": f"{{{' '.join(BOOSTED)}}} : {match}"})
+        rows = _ranked(conn, boosted, {**values, "boosted": f"{{{' '.join(BOOSTED)}}} : {match}"}, bool(clauses))
         if len(rows) == limit:
             return rows
-    return _ranked(conn, where, values)
+    return _ranked(conn, where, values, bool(clauses))
 
 
-def _ranked(conn: sqlite3.Connection, where: list[str], values: dict[str, Any]) -> list[tuple[int, float]]:
-    return conn.execute(f"SELECT entries_fts.rowid, {_BM25} AS score FROM entries_fts WHERE {' AND '.join(where)} "
-                        "ORDER BY score, entries_fts.rowid LIMIT :limit OFFSET :offset", values).fetchall()
+def _ranked(conn: sqlite3.Connection, where: list[str], values: dict[str, Any],
+            stubs_out: bool) -> list[tuple[int, float]]:
+    """The page of ``values`` (limit, offset) of the rows matching ``where``, stubs left out.
+
+    Unless ``where`` already leaves stubs out, rows are ranked with no per-row stub test (at 1M entries
+    it cost a third of a common word's ranking) over a margin beyond the page, and the stubs among them
+    dropped afterwards: dropping rows keeps the order of the others, so this is the same page. If the
+    margin held too many stubs, the query is ranked again with the stubs left out row by row."""
+    if stubs_out:
+        return conn.execute(_ranking_sql(where), values).fetchall()
+    wanted = values["offset"] + values["limit"]
+    fetch = 2 * wanted + _MARGIN
+    top = conn.execute(_ranking_sql(where), {**values, "limit": fetch, "offset": 0}).fetchall()
+    stubs = {entry_id for entry_id, in conn.execute(
+        f"SELECT id FROM entries WHERE is_stub = 1 AND id IN ({', '.join('?' * len(top))})",
+        [entry_id for entry_id, _ in top])} if top else set()
+    kept = [row for row in top if row[0] not in stubs]
+    if len(kept) >= wanted or len(top) < fetch:
+        return kept[values["offset"]:wanted]
+    return conn.execute(_ranking_sql([*where, _NOT_STUB]), values).fetchall()
+
+
+def _ranking_sql(where: list[str]) -> str:
+    return (f"SELECT entries_fts.rowid, {_BM25} AS score FROM entries_fts WHERE {' AND '.join(where)} "
+            "ORDER BY score, entries_fts.rowid LIMIT :limit OFFSET :offset")
 
 
 def _count(conn: sqlite3.Connection, match: str, cap: int) -> int:
