@@ -176,3 +176,22 @@ def test_stubs_crowding_the_top_are_left_out_exactly(tmp_path):
                 got = search_store.ranked(conn, '"zebra"', limit, offset)
             assert got == expected[offset:offset + limit]
         assert [(h.id, h.score) for h in lib.search("zebra", limit=12)] == expected[:12]
+
+
+@pytest.mark.parametrize("match", ['"cancer"', '"gene model"', '"qu"*', '"signal" AND "brain"'])
+def test_snippets_by_lookup_equal_snippets_by_walk(corpus, match):
+    """The page's snippets and summaries are the same whether the matches are walked again or each hit
+    is looked up (the search picks by how long ranking took)."""
+    lib, _, _ = corpus
+    with lib.store.query_raw("test") as conn:
+        ids = [entry_id for entry_id, _ in search_store.ranked(conn, match, 20)]
+        walked = search_store.shown(conn, match, ids, ("doi",))
+        looked_up = search_store.shown(conn, match, ids, ("doi",), seek=True)
+    assert ids and len(walked) == len(ids) and walked == looked_up
+
+
+def test_search_is_the_same_whichever_way_snippets_are_read(corpus, monkeypatch):
+    lib, _, _ = corpus
+    before = {q: lib.search(q, limit=20) for q in ("cancer", '"gene model"', "net*")}
+    monkeypatch.setattr(search_store, "SEEK_AFTER", 0.0)
+    assert {q: lib.search(q, limit=20) for q in before} == before
