@@ -69,7 +69,8 @@ def page(conn: sqlite3.Connection, match: str, limit: int, offset: int, id_field
         return [{"id": row[0], "score": row[1], **_shown(row[2:], row[0], id_fields)} for row in rows]
     started = time.thread_time()
     ranked_rows = ranked(conn, match, limit, offset, clauses, params, common=one_term and matches > COMMON_DF)
-    seek = time.thread_time() - started > SEEK_AFTER * len(ranked_rows)
+    # (a prefix is expanded again at every lookup: its matches are always walked)
+    seek = "*" not in match and time.thread_time() - started > SEEK_AFTER * len(ranked_rows)
     shown_rows = shown(conn, match, [entry_id for entry_id, _ in ranked_rows], id_fields, seek=seek)
     return [{"id": entry_id, "score": score, **shown_rows[entry_id]} for entry_id, score in ranked_rows]
 
