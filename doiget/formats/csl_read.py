@@ -33,10 +33,12 @@ def parse_csl(text: str) -> list[ImportRecord]:
 
 
 def iter_csl(text: str) -> Iterator[ImportRecord]:
-    """The records of :func:`parse_csl` one at a time: an array is decoded item by item, so only the
-    text and the records taken so far are held, never the whole decoded document."""
+    """The records of :func:`parse_csl` one at a time: an array is checked, then decoded item by item, so
+    only the text and the records taken so far are held, never the whole decoded document."""
     text = text.lstrip("\ufeff")
     if text.lstrip(" \t\r\n").startswith("["):
+        for _ in safejson.items(text, "CSL-JSON"):
+            pass  # a syntax error anywhere fails the file before any record is imported
         data: Iterable[Any] = safejson.items(text, "CSL-JSON")
     else:
         data = safejson.loads(text, "CSL-JSON")
