@@ -12,6 +12,8 @@ from collections.abc import Iterator, Sequence
 from html import escape
 from typing import Any, TypeVar
 
+from doiget.notices import warning
+
 T = TypeVar("T")
 TITLE_CHARS = 70
 
@@ -37,7 +39,9 @@ def entry_html(entry: Any) -> str:
     where = " · ".join(str(x) for x in (entry.venue, entry.year, "PDF" if entry.has_pdf else None) if x)
     tags = " ".join(f"<code>{escape(t)}</code>" for t in entry.tags)
     abstract = f"<p>{escape(short(entry.abstract, 600))}</p>" if entry.abstract else ""
-    return (f"<div><b>{escape(entry.title or '(untitled)')}</b><br>{escape(people)}<br>"
+    said = warning(entry.updates or [])
+    notice = f"<p><b>{escape(said)}</b></p>" if said else ""
+    return (f"<div>{notice}<b>{escape(entry.title or '(untitled)')}</b><br>{escape(people)}<br>"
             f"<small>{escape(where)} — {escape(ids)} {tags}</small>{abstract}</div>")
 
 
@@ -50,6 +54,9 @@ class Hits(list[T]):
     def _repr_html_(self) -> str:
         rows = [(i, h.ref, getattr(h, "year", None), short(h.title), short(h.snippet.replace("**", ""), 120))
                 for i, h in enumerate(self, 1)]
+        if any(getattr(h, "update_status", None) for h in self):  # retracted, corrected, ...
+            return table_html(["#", "ref", "year", "title", "snippet", "status"],
+                              [(*row, h.update_status or "") for row, h in zip(rows, self)], repr(self))
         return table_html(["#", "ref", "year", "title", "snippet"], rows, repr(self))
 
 

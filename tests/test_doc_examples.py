@@ -45,6 +45,7 @@ EXPECT = {
     "doiget sql": "arxiv:1202.4527",
     "doiget fetch": "doi:10.1073/pnas.1414271111",
     "doiget resolve": "1707.08567",
+    "doiget check-retractions": "CORRECTED: correction doi:10.1073/pnas.1507001112",
     "doiget add": "added",
     "doiget search-remote": "1 works",
 }

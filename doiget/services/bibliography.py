@@ -32,7 +32,7 @@ from doiget.formats.ris import to_ris
 from doiget.formats.keys import citation_key, unique_key
 from doiget.identity import Side, decide
 from doiget.models import ID_FIELDS, Entry, Work
-from doiget.services import checks, entries
+from doiget.services import checks, entries, retractions
 from doiget.services.session import Session
 from doiget.store import bulk, citekeys
 from doiget.store import dedupe as dedupe_store
@@ -531,6 +531,7 @@ def export(lib: Session, format: str = "bibtex", refs: list[checks.RefLike] | No
         if collection is not None:
             organise_store.collection_id(conn, collection)
         selected = entry_store.load(conn, select_ids(conn, candidates, tag, collection))
+    retractions.warn_exported(selected)
     return render(selected, format)
 
 
