@@ -70,8 +70,8 @@ def main() -> None:
             wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
             # CPU time too: on a shared machine the wall clock also measures the neighbours.
             print(f"{label:16} {wall:7.2f} s wall ({n / wall:6.0f} entries/s), {cpu:7.2f} s CPU "
-                  f"({n / cpu:6.0f} entries/s); added {result['added']}, merged {result['merged']}, "
-                  f"skipped {result['skipped']}")
+                  f"({n / cpu:6.0f} entries/s); added {result.added}, merged {result.merged}, "
+                  f"skipped {result.skipped}")
 
 
 if __name__ == "__main__":
