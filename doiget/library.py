@@ -238,6 +238,16 @@ class Library:
         Saves nothing."""
         return r.PaperSearchPage.model_validate(fetching.paper_search(self, query, filters, cursor, per_page))
 
+    def check_retractions(self, refs: list[RefLike] | None = None,
+                          progress: Callable[[int, int, dict[str, Any]], None] | None = None) -> r.RetractionCheck:
+        """Ask Crossref and OpenAlex afresh for the update notices (retraction, correction, expression of
+        concern, ...) of ``refs`` (default: every paper with a DOI) and store them: ``{results, summary}``,
+        each result ``{id, ref, ok, checked, status, warning, notices}`` or an ``error``;
+        ``progress(done, total, result)`` after each."""
+        from doiget.services import retractions
+
+        return r.RetractionCheck.model_validate(retractions.check_retractions(self, refs, progress))
+
     def fetch_fulltext(self, ref: RefLike) -> r.FulltextFetch:
         """Download a paper's structured full text — ar5iv HTML (arXiv), Europe PMC JATS, else PMC BioC
         (open-access PMC papers) — and store and index each; one that does not exist is reported, not raised."""

@@ -1,12 +1,14 @@
 """Pydantic models shared by every layer: work metadata, library entries, results, envelopes."""
 from __future__ import annotations
 
+import json
 from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from doiget import limits
 from doiget.errors import DoigetError, ErrorCode
+from doiget.notices import UpdateNotice
 from doiget.refs import KINDS, Ref
 
 ID_FIELDS = KINDS  # doi, arxiv, pmid, pmcid, openalex
@@ -84,6 +86,9 @@ class Work(BaseModel):
         "cited works as ref strings, e.g. 'doi:10.1/x', as an upstream source lists them; empty on a stored "
         "entry, whose references are citation edges (see related, connect, graph_export)"))
     sources: list[str] = Field(default_factory=list, description="which upstream sources contributed")
+    updates: list[UpdateNotice] | None = Field(default=None, description=(
+        "retraction, correction and other update notices (Crossref updated-by/update-to, OpenAlex "
+        "is_retracted); None when no source that states them was asked"))
 
     def ids(self) -> dict[str, str]:
         """The canonical identifiers this work carries, kind → id."""
@@ -106,6 +111,11 @@ class Work(BaseModel):
                 data[key] = list(dict.fromkeys(data[key] + value))
             elif key == "references":
                 data[key] = list(dict.fromkeys(data[key] + value))
+            elif key == "updates":  # None (not asked) yields to a list; two lists are joined
+                if data[key] is None or value is None:
+                    data[key] = value if data[key] is None else data[key]
+                else:
+                    data[key] = list({json.dumps(n, sort_keys=True): n for n in data[key] + value}.values())
             elif key in ("contributors", "extra"):
                 data[key] = {**value, **data[key]}
             elif data.get(key) in (None, "", []):
@@ -174,6 +184,8 @@ class SearchHit(BaseModel):
     has_pdf: bool
     score: float = Field(description="bm25 rank, lower is better")
     snippet: str
+    update_status: str | None = Field(default=None, description="retracted, withdrawn, partially retracted, "
+                                      "expression of concern, corrected or updated, when a notice updates it")
     fulltext: "ChunkMatch | None" = Field(default=None, description="best matching passage of the paper's text "
                                           "(only with include_fulltext)")
 

@@ -36,8 +36,29 @@ def to_json(value: Any) -> Any:
 
 
 def entry_dict(entry) -> dict[str, Any]:
-    """An Entry as a compact JSON-able dict (null fields left out) with its label as ``ref``."""
-    return {**entry.model_dump(mode="json", exclude_none=True), "ref": entry.ref_label}
+    """An Entry as a compact JSON-able dict (null fields left out) with its label as ``ref``, and
+    ``update_status``/``update_warning`` when a notice updates it (or it is itself a notice)."""
+    return {**entry.model_dump(mode="json", exclude_none=True), "ref": entry.ref_label, **update_fields(entry)}
+
+
+def update_fields(entry) -> dict[str, Any]:
+    """``{update_status, update_warning}`` of an entry (retracted, corrected, ...); empty when none applies."""
+    from doiget.notices import status_of, warning  # on use: the CLI imports this module before pydantic
+
+    notices = entry.updates or []
+    text = warning(notices)
+    if text is None:
+        return {}
+    status = status_of(notices)
+    return {**({"update_status": status} if status else {}), "update_warning": text}
+
+
+def is_grave(status: str | None) -> bool:
+    """Whether an update status (retracted, withdrawn, partially retracted, expression of concern)
+    makes a work unsafe to cite without saying so; a correction does not."""
+    from doiget.notices import GRAVE
+
+    return status in GRAVE
 
 
 def fetch_json(result: Any, brief: bool = False) -> dict[str, Any]:

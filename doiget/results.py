@@ -22,6 +22,7 @@ from typing import Annotated, Any, Literal, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, PlainSerializer
 
 from doiget.models import Anchor, Entry, Work
+from doiget.notices import UpdateNotice
 from doiget.present import entry_dict, work_json
 from doiget.reprs import fields_line, short, table_html
 
@@ -361,11 +362,42 @@ class TexSource(Result):
 # ---- bibliography, citation strings, notes -------------------------------------------------------
 
 class FormattedReferences(Result):
-    """:meth:`~doiget.Library.cite`: one formatted reference per entry, in the style's order."""
+    """:meth:`~doiget.Library.cite`: one formatted reference per entry, in the style's order; ``warnings``
+    names the cited works that are retracted, withdrawn or under an expression of concern."""
 
     style: str
     format: str
     references: list[str]
+    warnings: list[str] | None = None
+
+
+class RetractionRow(Result):
+    """One paper of :meth:`~doiget.Library.check_retractions`: what the sources said, or why it failed."""
+
+    id: int
+    ref: str | None = None
+    ok: bool
+    checked: list[str] | None = Field(default=None, description="the sources that answered")
+    status: str | None = None
+    warning: str | None = None
+    notices: list[UpdateNotice] | None = None
+    source_errors: dict[str, ErrorInfo] | None = None
+    error: ErrorInfo | None = None
+
+
+class RetractionSummary(Result):
+    total: int
+    ok: int
+    errors: int
+    by_status: dict[str, int]
+    by_error: dict[str, int]
+
+
+class RetractionCheck(Result):
+    """:meth:`~doiget.Library.check_retractions`: one row per paper checked, and the counts."""
+
+    results: list[RetractionRow]
+    summary: RetractionSummary
 
 
 class RecordMatch(Result):

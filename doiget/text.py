@@ -12,5 +12,7 @@ _FOLD_EXTRA = str.maketrans({
 
 def ascii_fold(text: str) -> str:
     """``text`` with accents stripped and special Latin letters spelled in ASCII (Ørsted -> Orsted)."""
+    if text.isascii():
+        return text
     decomposed = unicodedata.normalize("NFKD", text.translate(_FOLD_EXTRA))
     return "".join(ch for ch in decomposed if not unicodedata.combining(ch)).encode("ascii", "ignore").decode()

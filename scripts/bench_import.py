@@ -1,14 +1,34 @@
-"""Time ``Library.import_bibliography`` on a generated CSL-JSON file shaped like a Zotero export.
+"""CSL-JSON import against the bare-executemany limit, paired, in child processes.
 
-Run from the repository root: ``python scripts/bench_import.py`` (10k entries) or
-``python scripts/bench_import.py --large`` (100k). Each run uses a fresh temp library, then
-imports the same file again to time the all-merged path.
+    python scripts/bench_import.py [-n 10000] [--rounds 3] [--no-anchor] [--reimport]
+
+Generates a CSL-JSON file shaped like a Zotero export (1-8 authors, venue, volume/issue/pages, half
+with a 120-word abstract, 80% with a DOI, 10% arXiv-only, 0-3 keywords), cached in the temp dir.
+Each round runs, each in a fresh child process and a fresh library:
+
+  doiget  ``Library.import_bibliography(path)`` (read, parse, identity, names, citekeys, writes)
+  anchor  the limit: read the file, ``json.loads`` it, build the rows doiget writes with a plain
+          mapping (entries, authors, entry_authors, tags, entry_tags, entry_search_text) and
+          ``executemany`` them into a library made by doiget's own migrations (same tables,
+          indexes and FTS5 table) with its triggers dropped, then fill ``entries_fts`` with one
+          ``INSERT ... SELECT``; one transaction.
+
+Both children set up their library before the clock starts. Reported per child: CPU time of the
+import (user + system of the process, ``os.times``), wall time, peak RSS of the whole process
+(``ru_maxrss``). The ratio is doiget CPU / anchor CPU per round; the figure is the median of the
+rounds. CPU time, because the machine is shared. ``--reimport`` times importing the same file a
+second time into doiget's library (every record merged).
 """
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
+import resource
+import sqlite3
+import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -17,8 +37,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from doiget.config import Config  # noqa: E402
-from doiget.library import Library  # noqa: E402
+GOAL_RATIO = 1.3
+GOAL_RSS_MB_100K = 600
 
 FAMILIES = ("Smith Müller García Nguyen Kowalski O'Brien Rossi Tanaka Ødegaard Dubois Novák Silva Kim Ivanova "
             "Papadopoulos Van der Berg Schmidt Łukasik Hernández Chen").split()
@@ -54,24 +74,146 @@ def item(i: int, rng: random.Random) -> dict:
     return entry
 
 
+def generate(n: int) -> Path:
+    """The n-entry file (written once per n into the temp dir, item by item)."""
+    path = Path(tempfile.gettempdir()) / f"doiget-bench-import-{n}.json"
+    if not path.exists():
+        rng = random.Random(0)
+        partial = path.with_suffix(".part")
+        with partial.open("w", encoding="utf-8") as out:
+            out.write("[")
+            for i in range(n):
+                out.write(("," if i else "") + json.dumps(item(i, rng)))
+            out.write("]")
+        partial.rename(path)
+    return path
+
+
+# ---- children ------------------------------------------------------------------------------------
+
+def _library(home: Path):
+    from doiget.config import Config
+    from doiget.library import Library
+    return Library(Config(home=home, profile="offline"))
+
+
+def child_doiget(path: Path, home: Path, reimport: bool) -> dict:
+    lib = _library(home)
+    lib.import_bibliography("[]")  # the library exists and every import module is loaded
+    out = {}
+    for label in ("import", "reimport")[:1 + reimport]:
+        cpu, wall = _cpu(), time.perf_counter()
+        result = lib.import_bibliography(path)
+        out[label] = {"cpu": _cpu() - cpu, "wall": time.perf_counter() - wall,
+                      "added": result.added, "merged": result.merged, "skipped": result.skipped}
+    lib.close()
+    return out
+
+
+def child_anchor(path: Path, home: Path) -> dict:
+    _library(home).close()  # doiget's schema, made by its migrations
+    conn = sqlite3.connect(home / "library.sqlite3", isolation_level=None)
+    conn.execute("PRAGMA synchronous = NORMAL")
+    conn.execute("PRAGMA foreign_keys = ON")
+    for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'").fetchall():
+        conn.execute(f"DROP TRIGGER {name}")
+    cpu, wall = _cpu(), time.perf_counter()
+    items = json.loads(path.read_text(encoding="utf-8"))
+    stamp = time.strftime("%Y-%m-%dT%H:%M:%S.000+00:00", time.gmtime())
+    entries, people, links, search, tag_names, tag_links = [], {}, [], [], {}, []
+    for entry_id, it in enumerate(items, 1):
+        names = [f"{a.get('given', '')} {a.get('family', '')}".strip() for a in it.get("author", [])]
+        for position, (a, name) in enumerate(zip(it.get("author", []), names)):
+            key = "name:" + name.lower()
+            people.setdefault(key, (key, name, a.get("family"), a.get("given")))
+            links.append((entry_id, position, key, "author", name, a.get("family"), a.get("given")))
+        tags = sorted({k.strip() for k in it.get("keyword", "").split(",") if k.strip()})
+        for tag in tags:
+            tag_names.setdefault(tag.lower(), tag)
+            tag_links.append((entry_id, tag.lower()))
+        url, doi = it.get("URL"), it.get("DOI")
+        arxiv = url.rsplit("/", 1)[-1] if url and "arxiv.org/abs/" in url else None
+        parts = it["issued"]["date-parts"][0]
+        entries.append((entry_id, doi, arxiv, it.get("title"), it.get("abstract"), it.get("container-title"),
+                        parts[0], f"{parts[0]}-{parts[1]:02d}", it.get("type"), it.get("volume"), it.get("issue"),
+                        it.get("page"), url if not arxiv else None, '["import"]', stamp, stamp, it.get("id")))
+        search.append((entry_id, "; ".join(names), " ".join(tags) or None))
+    conn.execute("BEGIN")
+    conn.executemany("INSERT INTO authors (key, name, family, given) VALUES (?, ?, ?, ?)", people.values())
+    author_ids = dict(conn.execute("SELECT key, id FROM authors"))
+    conn.executemany("INSERT INTO tags (name) VALUES (?)", [(t,) for t in tag_names.values()])
+    tag_ids = {name.lower(): tag_id for name, tag_id in conn.execute("SELECT name, id FROM tags")}
+    conn.executemany("INSERT INTO entries (id, doi, arxiv, title, abstract, venue, year, published, type, volume, "
+                     "issue, pages, url, sources, created_at, updated_at, citekey) "
+                     "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", entries)
+    conn.executemany("INSERT INTO entry_authors (entry_id, position, author_id, role, name, family, given) "
+                     "VALUES (?, ?, ?, ?, ?, ?, ?)", [(e, p, author_ids[k], *rest) for e, p, k, *rest in links])
+    conn.executemany("INSERT INTO entry_tags (entry_id, tag_id) VALUES (?, ?)",
+                     [(e, tag_ids[t]) for e, t in tag_links])
+    conn.executemany("INSERT INTO entry_search_text (id, authors, tags) VALUES (?, ?, ?)", search)
+    conn.execute("INSERT INTO entries_fts (rowid, title, abstract, authors, venue, year, tags, notes) "
+                 "SELECT * FROM entries_fts_content")
+    conn.execute("COMMIT")
+    out = {"import": {"cpu": _cpu() - cpu, "wall": time.perf_counter() - wall, "added": len(entries)}}
+    conn.close()
+    return out
+
+
+def _cpu() -> float:
+    t = os.times()
+    return t.user + t.system
+
+
+def _run_child(kind: str, path: Path, reimport: bool) -> dict:
+    with tempfile.TemporaryDirectory() as home:
+        args = [sys.executable, __file__, "--child", kind, "--file", str(path), "--home", home]
+        out = subprocess.run(args + (["--reimport"] if reimport else []), capture_output=True, text=True)
+        if out.returncode:
+            raise SystemExit(out.stderr)
+        return json.loads(out.stdout.splitlines()[-1])
+
+
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--large", action="store_true", help="100k entries instead of 10k")
-    parser.add_argument("-n", type=int, help="number of entries (overrides --large)")
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("-n", type=int, default=10_000, help="number of entries")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--no-anchor", action="store_true", help="time doiget only (e.g. the 1M run)")
+    parser.add_argument("--reimport", action="store_true", help="also import the same file again")
+    parser.add_argument("--child", choices=("doiget", "anchor"), help=argparse.SUPPRESS)
+    parser.add_argument("--file", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--home", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
-    n = args.n or (100_000 if args.large else 10_000)
-    rng = random.Random(0)
-    document = json.dumps([item(i, rng) for i in range(n)])
-    print(f"{n} generated CSL-JSON entries, {len(document) / 1e6:.1f} MB")
-    with tempfile.TemporaryDirectory() as home, Library(Config(home=Path(home), profile="offline")) as lib:
-        for label in ("fresh library", "same file again"):
-            wall, cpu = time.perf_counter(), time.process_time()
-            result = lib.import_bibliography(document)
-            wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
-            # CPU time too: on a shared machine the wall clock also measures the neighbours.
-            print(f"{label:16} {wall:7.2f} s wall ({n / wall:6.0f} entries/s), {cpu:7.2f} s CPU "
-                  f"({n / cpu:6.0f} entries/s); added {result.added}, merged {result.merged}, "
-                  f"skipped {result.skipped}")
+    if args.child:
+        out = child_doiget(args.file, args.home, args.reimport) if args.child == "doiget" else \
+            child_anchor(args.file, args.home)
+        out["rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        print(json.dumps(out))
+        return
+    path = generate(args.n)
+    print(f"{args.n} generated CSL-JSON entries, {path.stat().st_size / 1e6:.1f} MB ({path}); "
+          f"load average {os.getloadavg()[0]:.1f}")
+    ratios = []
+    for round_ in range(args.rounds):
+        ours = _run_child("doiget", path, args.reimport)
+        line = (f"round {round_ + 1}: doiget {ours['import']['cpu']:7.2f} s CPU {ours['import']['wall']:7.2f} s wall "
+                f"({args.n / ours['import']['cpu']:6.0f} entries/CPU s) rss {ours['rss_mb']:6.0f} MB")
+        if not args.no_anchor:
+            anchor = _run_child("anchor", path, False)
+            ratios.append(ours["import"]["cpu"] / anchor["import"]["cpu"])
+            line += (f" | anchor {anchor['import']['cpu']:6.2f} s CPU, rss {anchor['rss_mb']:6.0f} MB"
+                     f" | ratio {ratios[-1]:.2f}x")
+        if args.reimport:
+            again = ours["reimport"]
+            line += f" | reimport {again['cpu']:.2f} s CPU ({args.n / again['cpu']:.0f}/s, merged {again['merged']})"
+        print(line, flush=True)
+    if ratios:
+        ratio = statistics.median(ratios)
+        print(f"median ratio to the bare-executemany limit: {ratio:.2f}x (goal <= {GOAL_RATIO}x: "
+              f"{'pass' if ratio <= GOAL_RATIO else 'FAIL'})")
+    if args.n == 100_000:
+        rss = ours["rss_mb"]
+        print(f"peak RSS at 100k: {rss:.0f} MB (goal <= {GOAL_RSS_MB_100K} MB: "
+              f"{'pass' if rss <= GOAL_RSS_MB_100K else 'FAIL'})")
 
 
 if __name__ == "__main__":

@@ -9,16 +9,17 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
 from queue import Empty, Queue
 
+from cli_process import doiget_command
+
 
 class RawServer:
     def __init__(self, home: Path, **env: str) -> None:
-        self.proc = subprocess.Popen([sys.executable, "-m", "doiget.cli", "serve"], stdin=subprocess.PIPE,
+        self.proc = subprocess.Popen([*doiget_command(), "serve"], stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                      env={**os.environ, "DOIGET_HOME": str(home), **env})
         self.lines: list[bytes] = []

@@ -2,17 +2,12 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 
+from cli_process import run_doiget
 from doiget.store.migrate import HEAD
 
 
-def run(home, *args, stdin: str | None = None, env: dict[str, str] | None = None):
-    env = {**os.environ, "DOIGET_HOME": str(home), **(env or {})}
-    return subprocess.run([sys.executable, "-m", "doiget.cli", *args], capture_output=True, text=True, env=env,
-                          input=stdin, timeout=120)
+run = run_doiget
 
 
 def test_demo_then_search_info_tag_sql(tmp_path):

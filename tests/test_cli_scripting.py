@@ -10,14 +10,11 @@ import sys
 
 import pytest
 
+from cli_process import run_doiget
 from doiget.cli import EXIT_ERROR, EXIT_OK, EXIT_PARTIAL, EXIT_PIPE, EXIT_USAGE, build_parser, main
 
 
-def spawn(home, *args, env: dict[str, str] | None = None):
-    """``python -m doiget ARGS`` as a subprocess."""
-    env = {**os.environ, "DOIGET_HOME": str(home), **(env or {})}
-    return subprocess.run([sys.executable, "-m", "doiget", *args], capture_output=True, text=True, env=env,
-                          timeout=120)
+spawn = run_doiget
 
 
 @pytest.fixture

@@ -1,9 +1,11 @@
 """The sdist and wheel build offline with the installed setuptools and pass ``twine check``; the
-wheel carries what an installed doiget needs and depends on neither scipy nor numpy."""
+wheel carries what an installed doiget needs (the top-level ``migrations/`` as ``doiget.migrations``,
+so an installed copy migrates a new store) and depends on neither scipy nor numpy."""
 from __future__ import annotations
 
 import email
 import importlib.util
+import os
 import subprocess
 import sys
 import zipfile
@@ -53,3 +55,23 @@ def test_wheel_metadata(dist):
 def test_python_dash_m_doiget_is_the_cli(tmp_path):
     result = subprocess.run([sys.executable, "-m", "doiget", "--version"], capture_output=True, text=True, timeout=60)
     assert result.returncode == 0 and result.stdout.startswith("doiget ")
+
+
+def test_installed_wheel_ships_the_migrations_and_migrates(dist, tmp_path):
+    wheel, target, home = dist[1], tmp_path / "site", tmp_path / "home"
+    names = zipfile.ZipFile(wheel).namelist()
+    revisions = sorted(p.name for p in (ROOT / "migrations" / "versions").glob("*.py"))
+    assert "doiget/migrations/env.py" in names and "doiget/migrations/script.py.mako" in names
+    assert [n for n in names if n.startswith("doiget/migrations/versions/")] == [
+        f"doiget/migrations/versions/{r}" for r in revisions]
+    subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(target), str(wheel)],
+                   check=True, capture_output=True, timeout=300)
+    probe = ("import doiget; from doiget.store import migrate; lib = doiget.open_library(%r); "
+             "print(doiget.__file__, migrate.MIGRATIONS, lib.store.revision_before, lib.store.revision, migrate.HEAD)"
+             % str(home))
+    env = {**os.environ, "PYTHONPATH": str(target)}
+    out = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, env=env, capture_output=True, text=True,
+                         check=True, timeout=120).stdout.split()
+    assert out[0] == str(target / "doiget" / "__init__.py")
+    assert out[1] == str(target / "doiget" / "migrations")
+    assert out[2:4] == ["None", out[4]]

@@ -10,7 +10,6 @@ import json
 import os
 import re
 import shutil
-import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -19,6 +18,7 @@ import pytest
 from fetchenv import ARXIV_ID, PNAS_DOI, recording, serve_arxiv, serve_pnas, source_env
 from loopback import Reply, _loopback_ca, _loopback_server, client_ca, https_server  # noqa: F401
 
+from cli_process import doiget_bin_dir
 from doiget import open_library
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -45,6 +45,7 @@ EXPECT = {
     "doiget sql": "arxiv:1202.4527",
     "doiget fetch": "doi:10.1073/pnas.1414271111",
     "doiget resolve": "1707.08567",
+    "doiget check-retractions": "CORRECTED: correction doi:10.1073/pnas.1507001112",
     "doiget add": "added",
     "doiget search-remote": "1 works",
 }
@@ -76,14 +77,11 @@ def shell_env(tmp_path, https_server, client_ca):
                                                 {"Content-Type": "application/json"}))
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
-    doiget = bin_dir / "doiget"
-    doiget.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m doiget "$@"\n')
-    doiget.chmod(doiget.stat().st_mode | stat.S_IEXEC)
     (bin_dir / "python").symlink_to(sys.executable)
     user_home = tmp_path / "user"
     (user_home / "Downloads").mkdir(parents=True)
     return {**os.environ, **source_env(https_server, client_ca), "HOME": str(user_home),
-            "DOIGET_HOME": str(tmp_path / "library"), "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"}
+            "DOIGET_HOME": str(tmp_path / "library"), "PATH": os.pathsep.join((str(doiget_bin_dir()), str(bin_dir), os.environ["PATH"]))}
 
 
 def example_files(cwd: Path, home: Path) -> None:

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from functools import partial
 
 import anyio
@@ -14,6 +12,7 @@ from fetchenv import ARXIV_ID, PNAS_DOI, XGEN_DOI, recording, serve_arxiv, serve
 from loopback import Reply, _loopback_ca, _loopback_server, client_ca, https_server  # noqa: F401
 from test_mcp import session_calls
 
+from cli_process import run_doiget
 from doiget.net.base import DEFAULT_BASES
 
 
@@ -80,8 +79,7 @@ def test_mcp_offline_profile(tmp_path, upstream_env):
 
 
 def run(home, env, *args, stdin=None):
-    return subprocess.run([sys.executable, "-m", "doiget.cli", *args], capture_output=True, text=True, timeout=120,
-                          env={**os.environ, **env, "DOIGET_HOME": str(home)}, input=stdin)
+    return run_doiget(home, *args, env=env, stdin=stdin)
 
 
 def test_cli_fetch_resolve_and_search(tmp_path, https_server, upstream_env):

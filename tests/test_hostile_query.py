@@ -3,12 +3,11 @@ the façade, the CLI and a real MCP stdio server. Each is INVALID_QUERY naming t
 SQL text, no raw exception, and the server keeps answering."""
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 
 import pytest
 
+from cli_process import run_doiget
 from doiget import open_library
 from doiget.demo import load_demo
 from doiget.errors import DoigetError, ErrorCode
@@ -82,8 +81,7 @@ def test_unterminated_match_string_is_invalid_query(demo_home):
 
 
 def run_cli(home, *args: str | bytes) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "doiget.cli", "--home", str(home), *args], capture_output=True,
-                          env={**os.environ, "DOIGET_PROFILE": "offline"}, timeout=60)
+    return run_doiget(None, "--home", str(home), *args, env={"DOIGET_PROFILE": "offline"}, text=False, timeout=60)
 
 
 CLI_COMMANDS = {

@@ -4,11 +4,10 @@ A small configured limit keeps these tests fast."""
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 
 import pytest
 
+from cli_process import run_doiget
 from doiget import open_library
 from doiget.demo import load_demo
 from doiget.errors import DoigetError, ErrorCode
@@ -92,8 +91,7 @@ def test_searches_run_under_the_limit(tmp_path):
 
 
 def test_cli_sql_timeout_is_an_error_line_not_a_traceback(small_limit):
-    result = subprocess.run([sys.executable, "-m", "doiget.cli", "--home", str(small_limit), "sql", NEVER_ENDING],
-                            capture_output=True, text=True, timeout=120)
+    result = run_doiget(None, "--home", str(small_limit), "sql", NEVER_ENDING)
     assert result.returncode == 1
     assert result.stderr.startswith("doiget: QUERY_TIMEOUT: ") and "Traceback" not in result.stderr
 

@@ -18,6 +18,7 @@ import textwrap
 import pytest
 from sqlalchemy import event
 
+from cli_process import run_doiget
 from doiget import open_library
 from doiget.config import load_config
 from doiget.errors import DoigetError, ErrorCode
@@ -70,13 +71,11 @@ def test_broken_store_is_a_store_error_naming_the_path(broken_home):
 
 
 def test_broken_store_on_the_cli(broken_home):
-    result = subprocess.run([sys.executable, "-m", "doiget.cli", "--home", str(broken_home), "search", "x"],
-                            capture_output=True, text=True, timeout=120)
+    result = run_doiget(None, "--home", str(broken_home), "search", "x")
     assert result.returncode == 1
     assert result.stderr.startswith("doiget: STORE_ERROR: ") and "Traceback" not in result.stderr
     assert str(broken_home / "library.sqlite3") in result.stderr
-    health = subprocess.run([sys.executable, "-m", "doiget.cli", "--home", str(broken_home), "--json", "health"],
-                            capture_output=True, text=True, timeout=120)
+    health = run_doiget(None, "--home", str(broken_home), "--json", "health")
     assert '"status": "error"' in health.stdout and "Traceback" not in health.stderr
 
 

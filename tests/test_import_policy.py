@@ -3,11 +3,10 @@ when two records are one work, citation keys, RIS, attachments, dedupe and merge
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import pytest
 
+from cli_process import run_doiget
 from doiget.config import Config
 from doiget.errors import DoigetError
 from doiget.identity import TITLE_AGREEMENT, Side, decide, title_similarity
@@ -154,8 +153,7 @@ def test_cli_dedupe_merge_citekey_and_import_overwrite(tmp_path):
                    "@article{k2, title={Same title}, year={2001}, author={Doe, J.}}\n", encoding="utf-8")
 
     def run(*args):
-        done = subprocess.run([sys.executable, "-m", "doiget.cli", "--json", *args], capture_output=True, text=True,
-                              env={"DOIGET_HOME": str(home), "PATH": "/usr/bin:/bin"}, timeout=120)
+        done = run_doiget(home, "--json", *args)
         assert done.returncode == 0, done.stderr
         return json.loads(done.stdout)
 

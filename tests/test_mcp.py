@@ -12,6 +12,8 @@ import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
+from cli_process import doiget_command
+
 from doiget import open_library
 from doiget.demo import load_demo
 from doiget.errors import ErrorCode
@@ -21,8 +23,7 @@ CODES = {code.value for code in ErrorCode}
 
 
 def server_params(home, **env) -> StdioServerParameters:
-    return StdioServerParameters(command=sys.executable, args=["-m", "doiget.cli", "serve"],
-                                 env={"DOIGET_HOME": str(home), **env})
+    return StdioServerParameters(command=doiget_command()[0], args=["serve"], env={"DOIGET_HOME": str(home), **env})
 
 
 async def session_calls(home, calls, **env):

@@ -48,10 +48,12 @@ def test_fetching_tools_meet_the_seed_shapes(tmp_path, upstream_env):
         ("doiget_info", {"ref": PNAS_DOI, "dry_run": True}),
         ("doiget_capability_profile", {}),
         ("doiget_health", {}),
+        ("doiget_fetch_paper", {"ref": "#1", "dry_run": True}),  # the local id of the first paper stored
+        ("doiget_metadata_only", {"ref": "#1", "dry_run": True}),
     ]
     _, results = anyio.run(partial(session_calls, tmp_path / "lib", calls, **upstream_env))
     (plan, meta_plan, batch_plan, meta, meta_oa, fetched, blocked, no_oa, batch, unknown, bad_ref, info_dry,
-     profile, health) = results
+     profile, health, local_plan, local_meta_plan) = results
     check("DryRun", plan)
     assert plan["ref"] == {"doi": PNAS_DOI} and plan["plan"]["candidate_hosts_are_upper_bound"] is True
     assert plan["plan"]["metadata_sources"][0] == "crossref" and plan["rate_limit_budget"]["global_per_sec"] == 5.0
@@ -82,6 +84,10 @@ def test_fetching_tools_meet_the_seed_shapes(tmp_path, upstream_env):
     assert profile["rate_limit_per_sec"] == 5.0 and "crossref" in profile["metadata_sources"]
     check("Health", health)
     assert health["store_writable"] is True and health["schema_version"] == health["health"]["schema_head"]
+    for result in (local_plan, local_meta_plan):
+        check("DryRun", result)
+        assert result["ref"] == {"doi": PNAS_DOI}
+    assert local_plan["pdf"]["status"] == "already_present"
 
 
 def test_denial_context_on_a_single_paper_failure(tmp_path, upstream_env):

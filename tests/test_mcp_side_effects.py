@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import base64
 import json
-import sys
-from functools import partial
 
 import anyio
 import pytest
@@ -16,7 +14,7 @@ from dbsnapshot import diff, dump
 from fetchenv import PNAS_DOI, XGEN_DOI, pdf_bytes, recording, serve_arxiv, serve_pnas, serve_xgen, source_env
 from loopback import Reply, _loopback_ca, _loopback_server, client_ca, https_server  # noqa: F401
 from mcp import Client
-from mcp.client.stdio import StdioServerParameters
+from test_mcp import server_params
 
 from doiget import open_library
 from doiget.demo import load_demo
@@ -114,8 +112,7 @@ def files_under(home) -> set[str]:
 
 async def run_and_diff(home, env, calls):
     """Each call's (annotations, result, diff of the database, files created)."""
-    params = StdioServerParameters(command=sys.executable, args=["-m", "doiget.cli", "serve"],
-                                   env={"DOIGET_HOME": str(home), **env})
+    params = server_params(home, **env)
     db = home / "library.sqlite3"
     seen = []
     async with Client(params) as client:
@@ -155,8 +152,7 @@ def test_read_only_tools_on_a_fresh_home_create_nothing(tmp_path, https_server, 
     assert len(calls) == (23 if profile == "full" else 21)  # read-only has no network: no link, paper_search
 
     async def run():
-        params = StdioServerParameters(command=sys.executable, args=["-m", "doiget.cli", "serve"],
-                                       env={"DOIGET_HOME": str(home), **env})
+        params = server_params(home, **env)
         async with Client(params) as client:
             return {name: (await client.call_tool(name, args)).structured_content for name, args in calls}
 

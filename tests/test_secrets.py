@@ -7,7 +7,6 @@ is the one secret to trace. Everything runs as real subprocesses against the loo
 from __future__ import annotations
 
 import sqlite3
-import sys
 from functools import partial
 from urllib.parse import quote
 
@@ -17,6 +16,8 @@ from loopback import Reply, _loopback_ca, _loopback_server, client_ca, https_ser
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from test_cli import run
+
+from cli_process import doiget_command
 
 SECRET = "a-unique-secret@example.org"
 FORMS = (SECRET, quote(SECRET, safe=""), SECRET.split("@")[0])  # plain, percent-encoded, the local part alone
@@ -31,7 +32,7 @@ def leaks(text: str | bytes) -> list[str]:
 
 async def mcp_replies(home, log, calls, env) -> list[str]:
     """The raw text of each tool reply, with the server's stderr sent to ``log``."""
-    command = f'exec "{sys.executable}" -m doiget.cli serve 2>"{log}"'
+    command = f'exec "{doiget_command()[0]}" serve 2>"{log}"'
     params = StdioServerParameters(command="/bin/sh", args=["-c", command], env={"DOIGET_HOME": str(home), **env})
     replies = []
     async with Client(params) as client:

@@ -89,7 +89,7 @@ def common_options() -> argparse.ArgumentParser:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from doiget.cli import bibliography, fetch, fulltext, graph, local
+    from doiget.cli import bibliography, fetch, fulltext, graph, local, retractions
 
     common = common_options()
     parser = argparse.ArgumentParser(prog="doiget", description="A personal scholarly-paper knowledge base.")
@@ -103,7 +103,7 @@ def build_parser() -> argparse.ArgumentParser:
         p.set_defaults(handler=handler, render=render)
         return p
 
-    for module in (local, fetch, fulltext, bibliography, graph):
+    for module in (local, fetch, fulltext, bibliography, graph, retractions):
         module.register(command)
     return parser
 

@@ -23,6 +23,8 @@ def entry_line(entry: dict[str, Any]) -> str:
     who = names[0] + (" et al." if len(names) > 1 else "") if names else "?"
     year = entry.get("year") or "n.d."
     flags = " [pdf]" if entry.get("has_pdf") else ""
+    if entry.get("update_status"):
+        flags += f" [{entry['update_status'].upper()}]"
     tags = f"  #{' #'.join(entry['tags'])}" if entry.get("tags") else ""
     return f"{entry.get('ref') or ''}  {who} ({year}) {entry.get('title') or '(untitled)'}{flags}{tags}"
 
@@ -30,6 +32,10 @@ def entry_line(entry: dict[str, Any]) -> str:
 def render_entry(result: dict[str, Any]) -> str:
     e = result["entry"]
     lines = [e.get("title") or "(untitled)"]
+    if e.get("update_warning"):
+        from doiget.present import is_grave
+
+        lines.append(("WARNING " if is_grave(e.get("update_status")) else "note: ") + e["update_warning"])
     if e.get("authors"):
         lines.append(", ".join(a["name"] for a in e["authors"]))
     lines.append(" · ".join(str(x) for x in (e.get("venue"), e.get("year"), e.get("type")) if x))

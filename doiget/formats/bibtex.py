@@ -16,6 +16,7 @@ from doiget.formats.keys import citation_keys
 from doiget.formats.fields import BIB_NAME_FIELDS, BOOKTITLE_TYPES, CSL_DATE_TO_BIB, CSL_TO_BIB, CSL_TO_BIB_TYPE
 from doiget.formats.latex import untex
 from doiget.formats.names import to_bibtex_name
+from doiget.notices import citation_note
 from doiget.models import Author, Work
 
 _ASCII_SPECIALS = str.maketrans({
@@ -150,7 +151,19 @@ def _fields(work: Work, kind: str) -> list[tuple[str, str]]:
     if work.abstract:
         fields.append(("abstract", latex_escape(" ".join(work.abstract.split()))))
     fields += [(name, value) for name, value in raw.items() if name != "subtitle" and _balanced(value)]
+    fields = _with_update_note(work, fields)
     return list({name: (name, value) for name, value in reversed(fields)}.values())[::-1]
+
+
+def _with_update_note(work: Work, fields: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """A retracted (withdrawn, ...) work says so in ``note``, after the note it already has: every
+    BibTeX and biblatex style prints ``note``."""
+    said = citation_note(work.updates or [])
+    if said is None:
+        return fields
+    current = next((value for name, value in fields if name == "note"), None)  # the one the dedupe keeps
+    note = f"{current}. {latex_escape(said)}" if current else latex_escape(said)
+    return [(name, value) for name, value in fields if name != "note"] + [("note", note)]
 
 
 def _csl_date_text(value: Any) -> str | None:

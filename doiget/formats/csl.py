@@ -9,6 +9,7 @@ from typing import Any
 from doiget.formats.bibtex import entry_keys
 from doiget.formats.fields import CSL_NAME_VARIABLES
 from doiget.formats.names import to_csl_name
+from doiget.notices import citation_note, status_of
 from doiget.models import Work
 
 # The item types of CSL 1.0 (schemas/input/csl-data.json); "preprint" arrived only in CSL 1.1.
@@ -83,6 +84,11 @@ def to_csl_item(work: Work, key: str) -> dict[str, Any]:
             item[name] = value
         elif not name.endswith("-rich") and (name not in CSL_VARIABLES or not _valid(name, value)):
             custom[name] = value
+    grave = status_of(work.updates or []) if citation_note(work.updates or []) else None
+    if grave:  # CSL's ``status`` names the publication state, "retracted" among its examples
+        if item.get("status") not in (None, grave):
+            custom["status"] = item["status"]
+        item["status"] = grave
     if custom:
         item["custom"] = custom
     if work.arxiv and work.type in (None, "preprint", "article") and "number" not in item:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import html
 import re
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from doiget import safejson
@@ -28,12 +29,23 @@ _KEY = re.compile(r"^[^\s,{}#%\"'()=\\~]+$")
 
 def parse_csl(text: str) -> list[ImportRecord]:
     """Every item of a CSL-JSON array (or ``{"items": [...]}``) as a record, in order."""
-    data = safejson.loads(text.lstrip("\ufeff"), "CSL-JSON")
-    if isinstance(data, dict):
-        data = data.get("items", [data])
-    if not isinstance(data, list):
-        raise DoigetError(ErrorCode.INVALID_INPUT, "CSL-JSON must be an array of items")
-    return [csl_record(index, item) for index, item in enumerate(data)]
+    return list(iter_csl(text))
+
+
+def iter_csl(text: str) -> Iterator[ImportRecord]:
+    """The records of :func:`parse_csl` one at a time: an array is decoded item by item, so only the
+    text and the records taken so far are held, never the whole decoded document."""
+    text = text.lstrip("\ufeff")
+    if text.lstrip(" \t\r\n").startswith("["):
+        data: Iterable[Any] = safejson.items(text, "CSL-JSON")
+    else:
+        data = safejson.loads(text, "CSL-JSON")
+        if isinstance(data, dict):
+            data = data.get("items", [data])
+        if not isinstance(data, list):
+            raise DoigetError(ErrorCode.INVALID_INPUT, "CSL-JSON must be an array of items")
+    for index, item in enumerate(data):
+        yield csl_record(index, item)
 
 
 def _issued(issued: Any) -> tuple[int | None, str | None, bool]:

@@ -5,6 +5,7 @@ import re
 from collections.abc import Sequence
 
 from doiget.models import Work
+from doiget.notices import citation_note
 
 RIS_TYPES = {
     "article-journal": "JOUR", "article-magazine": "MGZN", "article-newspaper": "NEWS", "review": "JOUR",
@@ -30,6 +31,7 @@ def _record(work: Work) -> list[tuple[str, str | None]]:
         lines += [("SP", span.group(1)), ("EP", span.group(2))] if span else [("SP", work.pages)]
     lines += [("PB", work.publisher), ("DO", work.doi), ("UR", work.url), ("AB", work.abstract)]
     lines += [("AN", f"{kind}:{value}") for kind, value in work.ids().items() if kind != "doi"]
+    lines.append(("N1", citation_note(work.updates or [])))  # a retracted (withdrawn, ...) work says so
     return lines
 
 

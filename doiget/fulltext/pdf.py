@@ -11,17 +11,16 @@ vocabulary says the word was split, kept where it says the word is a compound (:
 """
 from __future__ import annotations
 
-import re
 from collections import Counter
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from doiget.errors import DoigetError, ErrorCode
-from doiget.fulltext import pdflayout
+from doiget.fulltext import pdflayout, pdfpage
 from doiget.fulltext.builder import TextBuilder
 from doiget.fulltext.document import Document
 from doiget.fulltext.hyphens import Vocabulary, join_lines
+from doiget.fulltext.pdfpage import Line
 from doiget.fulltext.pdfmeta import PdfSniff, sniff_document
 
 if TYPE_CHECKING:  # PyMuPDF costs ~0.2 s to import; only PDF work pays it
@@ -35,37 +34,24 @@ MIN_PROSE_LINE_CHARS = 25
 MIN_PAGE_BODY_SHARE = 0.8
 COLUMN_GUTTER_TOLERANCE = 0.03
 CELL_GAP_FACTOR = 1.5
-BOLD_FLAG = 16
 BOLD_MIN_RATIO = 0.95
 MAX_BOLD_HEADING_CHARS = 120
 _HEAD_MARK = object()
-_BOLD_FONT = re.compile(r"bold|black|heavy|semibold|demi|medi|[.,-]b$|bd$", re.I)
 
-
-
-@dataclass(slots=True)
-class _Line:
-    text: str
-    size: float
-    bbox: tuple[float, float, float, float]
-    bold: bool = False
-    upright: bool = True
 
 
 @dataclass(slots=True)
 class _Block:
-    lines: list[_Line]
+    lines: list[Line]
     bbox: tuple[float, float, float, float]
     rows: list[str] = field(default_factory=list)
     is_table: bool = False
+    size: float = field(init=False)  # the largest line's
+    bold: bool = field(init=False)  # every line bold
 
-    @property
-    def size(self) -> float:
-        return max(line.size for line in self.lines)
-
-    @property
-    def bold(self) -> bool:
-        return all(line.bold for line in self.lines)
+    def __post_init__(self) -> None:
+        self.size = max(line.size for line in self.lines)
+        self.bold = all(line.bold for line in self.lines)
 
 
 @dataclass(slots=True)
@@ -82,9 +68,12 @@ def extract_pdf(data: bytes) -> Document:
         page_count = doc.page_count
     pages = [_reading_order(blocks, page.width) for blocks, page in zip(_drop_furniture(raw), raw)]
     vocab = Vocabulary.of(line.text for blocks in pages for b in blocks for line in b.lines)
-    doc_body = _body_size([b for blocks in pages for b in blocks])
-    page_bodies = [_page_body(blocks, doc_body) for blocks in pages]
+    prose = [_prose_sizes(blocks) for blocks in pages]
+    doc_body = _dominant(sum(prose, Counter()))
+    page_bodies = [_page_body(weights, doc_body) for weights in prose]
     kinds = [[_heading_kind(b, body) for b in blocks] for blocks, body in zip(pages, page_bodies)]
+    for blocks, page_kinds in zip(pages, kinds):
+        _demote_figure_labels(blocks, page_kinds)
     levels = _heading_levels(pages, kinds)
     _demote_masthead(pages, kinds, levels)
 
@@ -132,58 +121,26 @@ def _open(data: bytes) -> pymupdf.Document:
 
 def _page_lines(page: pymupdf.Page) -> _Page:
     """The page's text blocks in content-stream order (no images, no sorting: reading order comes later)."""
-    import pymupdf
-
-    flags = pymupdf.TEXT_PRESERVE_WHITESPACE | pymupdf.TEXT_MEDIABOX_CLIP
+    width = page.rect.width
     blocks = []
-    for b in page.get_text("dict", flags=flags)["blocks"]:
-        lines = []
-        for line in b.get("lines", ()):
-            spans = [s for s in line["spans"] if s["text"].strip()]
-            if not spans:
-                continue
-            text = "".join(s["text"] for s in line["spans"]).strip()
-            bbox = tuple(line["bbox"])
-            if line["dir"][0] < 0.99 and pdflayout.in_side_margin(bbox[0], bbox[2], page.rect.width):
-                continue  # text at an angle in a side margin: arXiv's stamp, a publisher's notice
-            lines.append(_Line(text, _dominant_size(spans), bbox,
-                               all(s["flags"] & BOLD_FLAG or _bold_font(s["font"]) for s in spans),
-                               line["dir"][0] >= 0.99))
-        if lines:
-            blocks.append(_Block(lines, tuple(b["bbox"])))
-    return _Page(blocks, page.rect.width, page.rect.height)
-
-
-@lru_cache(maxsize=1024)
-def _bold_font(name: str) -> bool:
-    return bool(_BOLD_FONT.search(name))
-
-
-def _dominant_size(spans: list[dict]) -> float:
-    """The font size most of a line's characters are set in (a run-in ``Abstract`` or a superscript
-    does not make a line large or small)."""
-    if len(spans) == 1:
-        return spans[0]["size"]
-    weights: Counter[float] = Counter()
-    for span in spans:
-        weights[span["size"]] += len(span["text"].strip())
-    return weights.most_common(1)[0][0]
+    for bbox, lines in pdfpage.page_blocks(page):
+        # text at an angle in a side margin: arXiv's stamp, a publisher's notice
+        kept = [line for line in lines if line.upright or not pdflayout.in_side_margin(line.bbox[0], line.bbox[2], width)]
+        if kept:
+            blocks.append(_Block(kept, bbox))
+    return _Page(blocks, width, page.rect.height)
 
 
 def _drop_furniture(pages: list[_Page]) -> list[list[_Block]]:
     """Each page's blocks without running heads/footers and page numbers (see :mod:`.pdflayout`)."""
-    def margin_lines(page: _Page):
-        for block in page.blocks:
-            for line in block.lines:
-                if pdflayout.in_margin_band(line.bbox[1], line.bbox[3], page.height):
-                    yield line
-
-    running = pdflayout.running_keys([{pdflayout.margin_key(line.text) for line in margin_lines(page)}
-                                      for page in pages])
+    margins = [{id(line): (line.text, pdflayout.margin_key(line.text))
+                for block in page.blocks if pdflayout.reaches_margin_band(block.bbox[1], block.bbox[3], page.height)
+                for line in block.lines if pdflayout.in_margin_band(line.bbox[1], line.bbox[3], page.height)}
+               for page in pages]
+    running = pdflayout.running_keys([{key for _, key in lines.values()} for lines in margins])
     out = []
-    for page in pages:
-        drop = {id(line) for line in margin_lines(page)
-                if pdflayout.is_page_number(line.text) or pdflayout.margin_key(line.text) in running}
+    for page, lines in zip(pages, margins):
+        drop = {i for i, (text, key) in lines.items() if key in running or pdflayout.is_page_number(text)}
         blocks = []
         for block in page.blocks:
             lines = [line for line in block.lines if id(line) not in drop]
@@ -196,12 +153,12 @@ def _drop_furniture(pages: list[_Page]) -> list[list[_Block]]:
     return out
 
 
-def _split_leading_heading(lines: list[_Line]) -> list[list[_Line]]:
+def _split_leading_heading(lines: list[Line]) -> list[list[Line]]:
     """A block cut where heading lines sit inside it: a run of at most three lines of one style (bold, or
     larger than the rest of the block) that reads as a heading becomes a part of its own."""
     if len(lines) < 2:
         return [lines] if lines else []
-    runs: list[list[_Line]] = []
+    runs: list[list[Line]] = []
     for line in lines:
         if runs and runs[-1][0].bold == line.bold and _size_key(runs[-1][0].size) == _size_key(line.size):
             runs[-1].append(line)
@@ -210,7 +167,7 @@ def _split_leading_heading(lines: list[_Line]) -> list[list[_Line]]:
     if len(runs) == 1:
         return [lines]
     body = min(_size_key(line.size) for line in lines)
-    parts: list[list[_Line]] = []
+    parts: list[list[Line]] = []
     for run in runs:
         text = " ".join(line.text for line in run)
         head = (len(run) <= MAX_HEADING_LINES and (run[0].bold or run[0].size >= body * HEADING_RATIO)
@@ -227,9 +184,11 @@ def _union(boxes) -> tuple[float, float, float, float]:
     return min(x0), min(y0), max(x1), max(y1)
 
 
-def _rows(lines: list[_Line]) -> tuple[list[str], bool]:
+def _rows(lines: list[Line]) -> tuple[list[str], bool]:
     """Merge lines sharing a baseline into one row; cells far apart are joined with ' | '."""
-    rows: list[list[_Line]] = []
+    if not any(_same_baseline(a, b) for a, b in zip(lines, lines[1:])):
+        return [line.text for line in lines], False  # the common case: every line its own row
+    rows: list[list[Line]] = []
     for line in lines:
         if rows and _same_baseline(rows[-1][0], line):
             rows[-1].append(line)
@@ -248,7 +207,7 @@ def _rows(lines: list[_Line]) -> tuple[list[str], bool]:
     return texts, has_cells
 
 
-def _same_baseline(a: _Line, b: _Line) -> bool:
+def _same_baseline(a: Line, b: Line) -> bool:
     return abs(a.bbox[3] - b.bbox[3]) < 0.3 * min(a.size, b.size)
 
 
@@ -290,20 +249,25 @@ def _aligned(left: list[_Block], right: list[_Block]) -> bool:
     return hits * 2 > len(right) and sum(n for n in lines if n <= 2) * 2 >= sum(lines)
 
 
-def _body_size(blocks: list[_Block]) -> float:
+def _prose_sizes(blocks: list[_Block]) -> Counter[float]:
+    """Characters per font size (rounded to half points) in the lines long enough to be prose: figure
+    labels and table cells say nothing of body text."""
     weights: Counter[float] = Counter()
     for block in blocks:
         for line in block.lines:
-            if len(line.text) >= MIN_PROSE_LINE_CHARS:  # figure labels and table cells say nothing of body text
-                weights[_size_key(line.size)] += len(line.text)
-    return weights.most_common(1)[0][0] if weights else 0.0
+            if (n := len(line.text)) >= MIN_PROSE_LINE_CHARS:
+                weights[round(line.size * 2) / 2] += n
+    return weights
 
 
-def _page_body(blocks: list[_Block], doc_body: float) -> float:
+def _dominant(weights: Counter[float]) -> float:
+    return max(weights, key=weights.__getitem__) if weights else 0.0
+
+
+def _page_body(weights: Counter[float], doc_body: float) -> float:
     # A title page or a figure page has too little prose to say what body text looks like, and a page
     # of tiny figure text (sequence alignments, tick labels) does not make its labels headings.
-    chars = sum(len(line.text) for b in blocks for line in b.lines if len(line.text) >= MIN_PROSE_LINE_CHARS)
-    own = _body_size(blocks) if chars >= MIN_PAGE_CHARS_FOR_OWN_BODY else doc_body
+    own = _dominant(weights) if weights.total() >= MIN_PAGE_CHARS_FOR_OWN_BODY else doc_body
     return max(own, doc_body * MIN_PAGE_BODY_SHARE)
 
 
@@ -346,6 +310,30 @@ def _merge_headings(blocks: list[_Block], kinds: list[str | None]):
 
 def _numbering_free(block: _Block) -> bool:
     return pdflayout.numbering_depth(" ".join(block.rows)) == 0
+
+
+def _demote_figure_labels(blocks: list[_Block], kinds: list[str | None]) -> None:
+    """Heading-like text inside a figure is a label (``Domain 2``, an axis title): a heading candidate with
+    a caption below it and no prose between them in its own horizontal span."""
+    captions = [b for b in blocks if pdflayout.is_caption(b.rows[0] if b.rows else "")]
+    if not captions:
+        return
+    prose = [b for b in blocks if any(len(line.text) >= MIN_PROSE_LINE_CHARS for line in b.lines)]
+    for i, (head, kind) in enumerate(zip(blocks, kinds)):
+        if kind is None:
+            continue
+        x0, _, x1, bottom = head.bbox
+        for caption in captions:
+            top = caption.bbox[1]
+            if top < bottom - 1 or not any(_overlaps(b, x0, x1) for b in blocks if abs(b.bbox[1] - top) <= 2):
+                continue  # the caption's row (a caption set across both columns) must reach under the candidate
+            if not any(b is not caption and bottom - 1 <= b.bbox[1] < top and _overlaps(b, x0, x1) for b in prose):
+                kinds[i] = None
+                break
+
+
+def _overlaps(block: _Block, x0: float, x1: float) -> bool:
+    return block.bbox[0] < x1 and x0 < block.bbox[2]
 
 
 def _demote_masthead(pages: list[list[_Block]], kinds: list[list[str | None]], levels: dict[float, int]) -> None:

@@ -3,7 +3,8 @@
 Furniture is dropped before reading order and chunking: running heads and footers (a line in the top
 or bottom margin band whose text, digits aside, recurs on most pages), page numbers (``12``,
 ``Page 3 of 16``, ``iv``) in those bands, and text set at an angle in the side margins (arXiv's
-side stamp, publishers' vertical notices).
+side stamp, publishers' vertical notices). Captions (``Fig. 2 |``) mark where a figure's own
+labels sit: above the caption, with no prose between.
 """
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ _PAGE_NUMBER = re.compile(r"^(?:page\s*)?(?:\d{1,4}|[ivxlc]{1,6})(?:\s*(?:of|/)\
 _NUMBERING = re.compile(r"^(?:(\d{1,2}(?:\.\d{1,2}){0,3})\.?|([IVX]{1,5})\.|([A-H])\.)\s+(?=\S)")
 _WORD = re.compile(r"[^\W\d_]{3,}")
 _FLOAT_LABEL = re.compile(r"^(fig(ure)?|table|scheme|box|supplementary)\b\.?\s*[\dA-Z]", re.I)
+_CAPTION = re.compile(r"^(?:extended data |supplementary )?(?:fig(?:ure)?|table|scheme|chart)\.?\s*S?\d+[a-z]?\s*[.:|\u2013\u2014]", re.I)
 
 
 def margin_key(text: str) -> str:
@@ -32,6 +34,11 @@ def is_page_number(text: str) -> bool:
 
 def in_margin_band(top: float, bottom: float, height: float) -> bool:
     return bottom <= height * MARGIN_BAND or top >= height * (1 - MARGIN_BAND)
+
+
+def reaches_margin_band(top: float, bottom: float, height: float) -> bool:
+    """Whether a block spanning ``top``..``bottom`` can hold a line in a margin band (1 pt of slack)."""
+    return top <= height * MARGIN_BAND + 1 or bottom >= height * (1 - MARGIN_BAND) - 1
 
 
 def in_side_margin(x0: float, x1: float, width: float) -> bool:
@@ -54,6 +61,11 @@ def numbering_depth(text: str) -> int:
     if not match:
         return 0
     return match.group(1).count(".") + 1 if match.group(1) else 1
+
+
+def is_caption(text: str) -> bool:
+    """Starts like a figure or table caption: ``Fig. 2 |``, ``Figure 1:``, ``Table 3.``."""
+    return bool(_CAPTION.match(text))
 
 
 def heading_shaped(text: str) -> bool:

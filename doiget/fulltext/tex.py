@@ -232,6 +232,18 @@ def _braced_from(text: str, start: int) -> str | None:
     return None
 
 
+def _closing_braces(text: str) -> dict[int, int]:
+    """End of each ``{``'s argument: the position of the ``}`` closing it (unclosed ones absent),
+    found in one pass, so that many unclosed openers cost linear time, not one window scan each."""
+    closing, open_at = {}, []
+    for brace in _BRACE.finditer(text):
+        if brace.group() == "{":
+            open_at.append(brace.end())
+        elif open_at:
+            closing[open_at.pop()] = brace.start()
+    return closing
+
+
 def _environment(body: str, name: str, start: int = 0) -> tuple[int, int, int, int] | None:
     """(start, content start, content end, end) of the first complete ``name`` environment."""
     opener, closer = f"\\begin{{{name}}}", f"\\end{{{name}}}"
@@ -251,12 +263,13 @@ def _emit_body(builder: TextBuilder, body: str) -> None:
         kept.append(body[position:bibliography[0]])
         position = bibliography[3]
     body = "".join(kept) + body[position:]
-    position = 0
+    position, closing = 0, _closing_braces(body)
     for match in _SECTION.finditer(body):
         guard.check()
-        title = _braced_from(body, match.end())
-        if title is None:
+        end = closing.get(match.end(), -1)
+        if not match.end() <= end <= match.end() + MAX_TITLE_CHARS:
             continue
+        title = body[match.end():end]
         _emit_paragraphs(builder, body[position:match.start()])
         builder.heading(_plain(title), _LEVELS[match.group(1)])
         position = match.end() + len(title) + 1

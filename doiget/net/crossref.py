@@ -6,6 +6,7 @@ from urllib.parse import quote
 
 from doiget.errors import DoigetError, ErrorCode
 from doiget.models import Author, Work
+from doiget.notices import UpdateNotice, kind_of
 from doiget.refs import Ref
 from doiget.net.base import Http, base_url, json_body
 from doiget.net.parsing import (
@@ -53,11 +54,12 @@ class Scored(NamedTuple):
     score: float
 
 
-def work(http: Http, doi: Ref) -> Work:
-    """The Crossref record of ``doi`` (NOT_FOUND when Crossref does not register it)."""
+def work(http: Http, doi: Ref, *, cache: bool = True) -> Work:
+    """The Crossref record of ``doi`` (NOT_FOUND when Crossref does not register it); ``cache=False``
+    asks Crossref even when a cached answer exists."""
     url = f"{base_url(SOURCE)}/works/{quote(doi.id, safe='')}"
     missing = f"Crossref has no record of {doi} (it may be registered elsewhere, e.g. DataCite)"
-    return parse_work_response(get_record(http, SOURCE, url, missing))
+    return parse_work_response(get_record(http, SOURCE, url, missing, cache=cache))
 
 
 def query(http: Http, text: str, rows: int = 5, field: str = "bibliographic") -> list[Scored]:
@@ -109,7 +111,26 @@ def parse_work(item: Any) -> Work:
         cited_by_count=item.get("is-referenced-by-count"),
         references=_references(item.get("reference")),
         sources=[SOURCE],
+        updates=updates(item),
     )
+
+
+def updates(item: dict) -> list[UpdateNotice]:
+    """The work's ``updated-by`` notices (it has been retracted, corrected, ...) and ``update-to`` ones
+    (it is itself a notice for another DOI), each as Crossref lists it. Crossref's ``relation`` has no
+    retraction or correction type (its vocabulary is isPreprintOf, hasReview, isReplacedBy, ...), so
+    relations are not read as notices."""
+    found: list[UpdateNotice] = []
+    for direction in ("updated-by", "update-to"):
+        for update in item.get(direction) or []:
+            kind = kind_of(update.get("type")) if isinstance(update, dict) else None
+            if kind is None:
+                continue
+            _, date = date_parts((update.get("updated") or {}).get("date-parts"))
+            found.append(UpdateNotice(direction=direction, kind=kind, doi=ref_id("doi", update.get("DOI")),
+                                      date=date, label=clean(update.get("label")),
+                                      asserted_by=clean(update.get("source")), source=SOURCE))
+    return found
 
 
 def _message(data: Any, kind: str) -> dict:

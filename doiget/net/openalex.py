@@ -6,6 +6,7 @@ from typing import Any
 from urllib.parse import quote
 
 from doiget.models import Author, Work
+from doiget.notices import UpdateNotice
 from doiget.refs import Ref
 from doiget.net import arxiv
 from doiget.net.base import Http, base_url, json_body
@@ -36,10 +37,11 @@ OPENALEX_TYPES = {
 Page = tuple[list[Work], str | None, int]
 
 
-def work(http: Http, ref: Ref) -> Work:
-    """The OpenAlex work behind any identifier kind (arXiv ids go through arXiv's DataCite DOI)."""
+def work(http: Http, ref: Ref, *, cache: bool = True) -> Work:
+    """The OpenAlex work behind any identifier kind (arXiv ids go through arXiv's DataCite DOI);
+    ``cache=False`` asks OpenAlex even when a cached answer exists."""
     url = f"{base_url(SOURCE)}/works/{_work_key(ref)}"
-    return parse_work(get_record(http, SOURCE, url, f"OpenAlex has no work for {ref}"))
+    return parse_work(get_record(http, SOURCE, url, f"OpenAlex has no work for {ref}", cache=cache))
 
 
 def identity(http: Http, ref: Ref) -> list[Ref]:
@@ -110,7 +112,17 @@ def parse_work(data: Any) -> Work:
         cited_by_count=data.get("cited_by_count"),
         references=[f"openalex:{w}" for w in (ref_id("openalex", u) for u in data.get("referenced_works") or []) if w],
         sources=[SOURCE],
+        updates=_retraction(data),
     )
+
+
+def _retraction(data: dict) -> list[UpdateNotice] | None:
+    """OpenAlex's ``is_retracted`` as a notice (it names no notice DOI or date); None when the record
+    does not carry the flag (e.g. a ``select=`` answer)."""
+    if "is_retracted" not in data:
+        return None
+    return [UpdateNotice(direction="updated-by", kind="retraction", label="is_retracted",
+                         source=SOURCE)] if data["is_retracted"] is True else []
 
 
 def arxiv_copies(data: dict) -> list[Ref]:

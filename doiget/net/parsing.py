@@ -22,10 +22,11 @@ def upstream_error(source: str, what: str) -> DoigetError:
     return DoigetError(ErrorCode.UPSTREAM_ERROR, f"{source} answered {what}", source=source)
 
 
-def get_record(http: Http, source: str, url: str, missing: str) -> Any:
-    """GET one JSON record; an HTTP 404/410 becomes NOT_FOUND with the message ``missing``."""
+def get_record(http: Http, source: str, url: str, missing: str, *, cache: bool = True) -> Any:
+    """GET one JSON record; an HTTP 404/410 becomes NOT_FOUND with the message ``missing``.
+    ``cache=False`` asks the source itself (a refresh), neither reading nor writing the response cache."""
     try:
-        return http.get(source, url, validate=json_body(source)).json(source)
+        return http.get(source, url, cache=cache, validate=json_body(source)).json(source)
     except DoigetError as exc:
         if exc.code is ErrorCode.NOT_FOUND:
             raise DoigetError(ErrorCode.NOT_FOUND, missing, source=source) from exc

@@ -5,9 +5,10 @@ Every refusal is BLOCKED with ``reason`` one of ``not_https`` (any scheme but ht
 ``invalid_url`` (no host, a host that is no hostname, a port out of range, a Location httpx cannot
 parse: ``javascript:``, ``data:``, ``0177.0.0.1``) or ``private_address`` (``localhost`` in any
 spelling, an IP literal in any notation — ``127.1``, ``2130706433``, ``0x7f.1``, ``[fe80::1%lo]`` —
-that is not public); the client adds ``host_not_allowed`` for allowlists. MCP shows these as
-``denial_context.reason`` (``insecure_scheme``, ``invalid_url``, ``ssrf_private_address``,
-``redirect_not_in_allowlist``).
+that is not public); the client adds ``host_not_allowed`` for allowlists. MCP shows three of them
+as the seed spec's ``denial_context.reason`` (``insecure_scheme``, ``ssrf_private_address``,
+``redirect_not_in_allowlist``); ``invalid_url`` has no value in that closed enum, so its MCP error
+has no ``denial_context`` and says ``invalid_url`` in ``details.reason``.
 """
 from __future__ import annotations
 

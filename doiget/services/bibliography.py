@@ -16,7 +16,7 @@ import json
 import os
 import re
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -27,12 +27,12 @@ from doiget.errors import DoigetError, ErrorCode
 from doiget.formats.bibtex import to_bibtex
 from doiget.formats.csl import to_csl_json
 from doiget.formats.importer import Format as ImportFormat
-from doiget.formats.importer import ImportRecord, parse_bibliography
+from doiget.formats.importer import ImportRecord, gc_paused, iter_bibliography
 from doiget.formats.ris import to_ris
 from doiget.formats.keys import citation_key, unique_key
 from doiget.identity import Side, decide
 from doiget.models import ID_FIELDS, Entry, Work
-from doiget.services import checks, entries
+from doiget.services import checks, entries, retractions
 from doiget.services.session import Session
 from doiget.store import bulk, citekeys
 from doiget.store import dedupe as dedupe_store
@@ -104,10 +104,15 @@ def import_bibliography(store: Store, text_: str, format: ImportFormat = "auto",
     ``fetchable`` (refs of the imported entries that have an identifier and no PDF yet), ``files``
     (entry id -> attachment paths the records name) and the rate.
     """
+    with gc_paused():
+        return _import(store, text_, format, tags, progress, overwrite)
+
+
+def _import(store: Store, text_: str, format: ImportFormat, tags: Sequence[str], progress: Progress | None,
+            overwrite: bool) -> dict[str, Any]:
     started = time.perf_counter()
-    records = parse_bibliography(text_, format)
-    report: list[dict[str, Any]] = [_row(i, r) for i, r in enumerate(records)]
-    items = _group(records, report)
+    report: list[dict[str, Any]] = []
+    items = _group(iter_bibliography(text_, format), report)
     title_index = _title_index(store)
     tag_ids: dict[str, int] = {}
     with store.read() as conn:
@@ -129,10 +134,10 @@ def import_bibliography(store: Store, text_: str, format: ImportFormat = "auto",
                                  reason=report[index]["reason"] or f"same work as record {item.index} of this file")
     seconds = time.perf_counter() - started
     counts = {status: sum(row["status"] == status for row in report) for status in ("added", "merged", "skipped")}
-    return {"records": len(records), **counts, "conflicts": sum(bool(row["conflicts"]) for row in report),
+    return {"records": len(report), **counts, "conflicts": sum(bool(row["conflicts"]) for row in report),
             "entries": len(items), "fetchable": _fetchable(store, items),
             "files": {item.entry_id: item.files for item in items if item.files},
-            "seconds": round(seconds, 3), "records_per_second": round(len(records) / seconds) if seconds else None,
+            "seconds": round(seconds, 3), "records_per_second": round(len(report) / seconds) if seconds else None,
             "report": [{k: v for k, v in row.items() if v not in (None, [])} for row in report]}
 
 
@@ -162,14 +167,17 @@ def _without(work: Work, kinds: Sequence[str]) -> Work:
     return work.model_copy(update={**{kind: None for kind in moved}, "extra": extra})
 
 
-def _group(records: list[ImportRecord], report: list[dict[str, Any]]) -> list[_Item]:
-    """Items to write, one per distinct work, in file order; skipped records are marked in ``report``.
+def _group(records: Iterable[ImportRecord], report: list[dict[str, Any]]) -> list[_Item]:
+    """Items to write, one per distinct work, in file order; appends each record's row to ``report``
+    (skipped records marked there). Records are read one at a time and not kept: only the items are.
     A record joins an earlier one only when :func:`doiget.identity.decide` says they are one work;
     an identifier it shares with a record it is not joined to is set aside and reported."""
     items: list[_Item] = []
     owner: dict[tuple[str, str], _Item] = {}
     for index, record in enumerate(records):
-        work = record.work.model_copy(update={"sources": [IMPORT_SOURCE]})
+        report.append(_row(index, record))
+        work = record.work  # the record's own model: nothing else holds it
+        work.sources = [IMPORT_SOURCE]
         if not work.title and not work.ids():
             report[index].update(status="skipped", reason="no identifier and no title")
             continue
@@ -290,7 +298,7 @@ def _write_chunk(conn: Connection, items: list[_Item], extra_tags: list[str], ti
         report[item.index]["citekey"] = values.get("citekey", entry.citekey)
     bulk.update_works(conn, column_updates, name_updates)
     for item in new:
-        item.work = item.work.model_copy(update={"citekey": _new_key(item, keys_taken, report[item.index])})
+        item.work.citekey = _new_key(item, keys_taken, report[item.index])
     entry_ids = bulk.insert_works(conn, [item.work for item in new],
                                   [_tag_ids(item, extra_tags, tag_ids) for item in new])
     for item, entry_id in zip(new, entry_ids):
@@ -440,6 +448,7 @@ def export(lib: Session, format: str = "bibtex", refs: list[checks.RefLike] | No
         if collection is not None:
             organise_store.collection_id(conn, collection)
         selected = entry_store.load(conn, select_ids(conn, candidates, tag, collection))
+    retractions.warn_exported(selected)
     return render(selected, format)
 
 

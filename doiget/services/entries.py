@@ -6,6 +6,7 @@ from typing import Any
 
 from doiget import limits
 from doiget.fulltext import search as fulltext_search
+from doiget.notices import status_of
 from doiget.models import ID_FIELDS, ChunkMatch, Entry, SearchHit, Work
 from doiget.services.checks import RefLike, bounded_int, entry_filters, entry_ref, name
 from doiget.sanitize import fts_query_error, query_text
@@ -15,6 +16,7 @@ from doiget.store import citations as citation_store
 from doiget.store import entries as entry_store
 from doiget.store import organise as organise_store
 from doiget.store import search as search_store
+from doiget.store import updates as update_store
 from doiget.store.fts import compile_query, is_fts_error
 
 
@@ -24,6 +26,8 @@ def add(lib: Session, work: Work | dict[str, Any], *, tags: list[str] | None = N
     work = Work.model_validate(work) if isinstance(work, dict) else work
     with lib.store.write() as conn:
         entry_id = entry_store.upsert_work(conn, work)
+        if work.updates is not None:
+            update_store.save(conn, entry_id, work.updates, work.sources)
         if work.references:
             citation_store.save_references(conn, entry_id, work.references)
         if tags:
@@ -59,8 +63,17 @@ def search(lib: Session, query: str, limit: int = 20, *, year_from: int | None =
         if is_fts_error(exc):
             raise fts_query_error(f"search for {query!r}", exc) from exc
         raise
-    hits = [SearchHit(**row) for row in rows]
+    hits = _with_status(lib, [SearchHit(**row) for row in rows])
     return _with_fulltext(lib, hits, query, limit, filters) if include_fulltext else hits
+
+
+def _with_status(lib: Session, hits: list[SearchHit]) -> list[SearchHit]:
+    """``hits`` with the update status (retracted, corrected, ...) of those that have one."""
+    if not hits:
+        return hits
+    with lib.store.read() as conn:
+        status = update_store.statuses(conn, [h.id for h in hits])
+    return [h.model_copy(update={"update_status": status[h.id]}) if h.id in status else h for h in hits]
 
 
 def _with_fulltext(lib: Session, hits: list[SearchHit], query: str, limit: int,
@@ -81,6 +94,7 @@ def _with_fulltext(lib: Session, hits: list[SearchHit], query: str, limit: int,
             merged.append(SearchHit(id=entry.id, ref=entry.ref_label, title=entry.title,
                                     authors=[a.name for a in entry.authors], year=entry.year, venue=entry.venue,
                                     tags=entry.tags, has_pdf=entry.has_pdf, score=passage.score,
+                                    update_status=status_of(entry.updates or []),
                                     snippet=passage.snippet, fulltext=best[entry.id]))
     return merged[:limit]
 

@@ -11,6 +11,7 @@ from doiget.errors import DoigetError, ErrorCode
 from doiget.models import ID_FIELDS, Artefact, Entry, Work
 from doiget.refs import Ref
 from doiget.store import citekeys
+from doiget.store import updates as update_store
 from doiget.store.names import author_key, read_names, replace_names, write_names  # noqa: F401 - author_key re-exported
 from doiget.store.store import now
 
@@ -124,7 +125,8 @@ def load_extra(value: str | None) -> dict:
 def merge_into(conn: Connection, keep: int, drop: int) -> None:
     """Move everything attached to entry ``drop`` onto ``keep`` and fill ``keep``'s empty fields."""
     for table, column in (("entry_tags", "entry_id"), ("collection_entries", "entry_id"),
-                          ("citations", "citing_id"), ("citations", "cited_id"), ("graph_expansions", "entry_id")):
+                          ("citations", "citing_id"), ("citations", "cited_id"), ("graph_expansions", "entry_id"),
+                          ("entry_updates", "entry_id"), ("update_checks", "entry_id")):
         conn.execute(text(f"UPDATE OR IGNORE {table} SET {column} = :keep WHERE {column} = :drop"),
                      {"keep": keep, "drop": drop})
     conn.execute(text("DELETE FROM citations WHERE citing_id = cited_id"))
@@ -177,6 +179,7 @@ def load(conn: Connection, entry_ids: Iterable[int]) -> list[Entry]:
             "SELECT entry_id, kind, sha256, size, mime, source, url, created_at FROM artefacts "
             "WHERE entry_id IN :ids ORDER BY id").bindparams(bindparam("ids", expanding=True)), expanding).mappings():
         artefacts[r["entry_id"]].append(Artefact(**{k: v for k, v in r.items() if k != "entry_id"}))
+    notices = update_store.load(conn, ids)
     entries = []
     for entry_id in ids:
         row = rows.get(entry_id)
@@ -186,7 +189,7 @@ def load(conn: Connection, entry_ids: Iterable[int]) -> list[Entry]:
             id=entry_id, **{c: row[c] for c in _COLUMNS}, authors=names[entry_id].get("author", []),
             contributors={r: p for r, p in names[entry_id].items() if r != "author"},
             citekey=row["citekey"], extra=load_extra(row["extra"]),
-            sources=json.loads(row["sources"]), tags=tags[entry_id], collections=collections[entry_id],
+            sources=json.loads(row["sources"]), updates=notices.get(entry_id), tags=tags[entry_id], collections=collections[entry_id],
             annotation=annotations.get(entry_id), has_pdf=any(a.kind == "pdf" for a in artefacts[entry_id]),
             is_stub=bool(row["is_stub"]), artefacts=artefacts[entry_id], created_at=row["created_at"],
             updated_at=row["updated_at"]))

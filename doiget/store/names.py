@@ -7,9 +7,9 @@ only the first one seen and is never used for export.
 """
 from __future__ import annotations
 
-import re
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
+from functools import lru_cache
 
 from sqlalchemy import Connection, bindparam, text
 
@@ -24,8 +24,13 @@ def author_key(author: Author) -> str:
     """The person-index key: the ORCID when known, else the accent-folded, lower-cased name."""
     if author.orcid:
         return "orcid:" + author.orcid.rsplit("/", 1)[-1].upper()
-    folded = ascii_fold(author.name) or author.name
-    return "name:" + re.sub(r"\s+", " ", folded).strip().lower()
+    return _name_key(author.name)
+
+
+@lru_cache(maxsize=65536)
+def _name_key(name: str) -> str:
+    folded = ascii_fold(name) or name
+    return "name:" + " ".join(folded.split()).lower()
 
 
 def roles(work: Work) -> list[tuple[str, Author]]:
@@ -36,7 +41,9 @@ def roles(work: Work) -> list[tuple[str, Author]]:
 
 def write_names(conn: Connection, pairs: Sequence[tuple[int, Work]]) -> None:
     """Insert the names of each ``(entry id, work)`` (the entries have none yet)."""
-    people = {author_key(a): a for _, work in pairs for _, a in roles(work)}
+    named = [(entry_id, position, role, a, author_key(a)) for entry_id, work in pairs
+             for position, (role, a) in enumerate(roles(work))]
+    people = {key: a for _, _, _, a, key in named}
     if not people:
         return
     conn.exec_driver_sql("INSERT OR IGNORE INTO authors (key, name, family, given, orcid) VALUES (?, ?, ?, ?, ?)",
@@ -46,9 +53,8 @@ def write_names(conn: Connection, pairs: Sequence[tuple[int, Work]]) -> None:
     for start in range(0, len(keys), _IN_BATCH):
         ids.update(conn.execute(text("SELECT key, id FROM authors WHERE key IN :keys").bindparams(
             bindparam("keys", expanding=True)), {"keys": keys[start:start + _IN_BATCH]}).all())
-    rows = [(entry_id, position, ids[author_key(a)], a.affiliation, role, a.name, a.family, a.given, a.particle,
-             a.dropping_particle, a.suffix, int(a.literal))
-            for entry_id, work in pairs for position, (role, a) in enumerate(roles(work))]
+    rows = [(entry_id, position, ids[key], a.affiliation, role, a.name, a.family, a.given, a.particle,
+             a.dropping_particle, a.suffix, int(a.literal)) for entry_id, position, role, a, key in named]
     if rows:
         conn.exec_driver_sql(
             "INSERT INTO entry_authors (entry_id, position, author_id, affiliation, role, name, family, given, "

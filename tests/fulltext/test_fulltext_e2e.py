@@ -5,20 +5,18 @@ from __future__ import annotations
 
 import base64
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import anyio
 import pytest
 from loopback import Reply, _loopback_ca, _loopback_server, client_ca, https_server  # noqa: F401
 from mcp import Client
-from mcp.client.stdio import StdioServerParameters
 from mcp.shared.exceptions import MCPError
 from pdfgen import sample_paper
+from test_mcp import server_params
 from test_tex import MAIN, METHODS, tarball
 
+from cli_process import run_doiget
 from doiget.config import load_config
 from doiget.errors import DoigetError, ErrorCode
 from doiget.fulltext import extract_ar5iv, extract_jats
@@ -72,8 +70,7 @@ def home(tmp_path, loopback_env, https_server):
 
 async def mcp_session(home, env, steps):
     """Run ``steps(client)`` against ``doiget serve`` spawned over stdio."""
-    params = StdioServerParameters(command=sys.executable, args=["-m", "doiget.cli", "serve"],
-                                   env={**env, "DOIGET_HOME": str(home)})
+    params = server_params(home, **env)
     async with Client(params) as client:
         return await steps(client)
 
@@ -165,10 +162,7 @@ def test_add_pdf_size_cap_is_checked_before_decoding(home, monkeypatch):
 
 
 def cli(home, *args):
-    env = {**os.environ, "DOIGET_HOME": str(home), "DOIGET_PROFILE": "offline"}
-    result = subprocess.run([sys.executable, "-m", "doiget.cli", *args], capture_output=True, text=True, env=env,
-                            timeout=120)
-    return result
+    return run_doiget(home, *args, env={"DOIGET_PROFILE": "offline"})
 
 
 def test_read_and_find_both_papers_from_the_cli(home, upstream, tmp_path):

@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from cli_process import run_doiget
 from doiget.cli import EXIT_PARTIAL
 from doiget.config import load_config
 from doiget.errors import DoigetError, ErrorCode
@@ -128,9 +127,8 @@ def test_cli_add_takes_files_and_directories_and_names_bad_files(tmp_path):
     (folder / "notes.txt").write_text("ignored: not a PDF or XML name")
     (tmp_path / "stray.xml").write_text("<article><unclosed></article>")
     env = {"DOIGET_PROFILE": "offline", "PATH": "/usr/bin:/bin"}
-    run = subprocess.run([sys.executable, "-m", "doiget.cli", "--home", str(tmp_path / "home"), "--json", "add",
-                          str(folder), str(tmp_path / "stray.xml")], capture_output=True, text=True, env=env,
-                         timeout=120)
+    run = run_doiget(None, "--home", str(tmp_path / "home"), "--json", "add", str(folder), str(tmp_path / "stray.xml"),
+                     env=env)
     assert run.returncode == EXIT_PARTIAL, run.stderr
     out = json.loads(run.stdout)
     ok = [a for a in out["added"] if a["ok"]]
@@ -139,8 +137,7 @@ def test_cli_add_takes_files_and_directories_and_names_bad_files(tmp_path):
         "broken.pdf": "INVALID_INPUT", "stray.xml": "INVALID_INPUT"}
     jats = next(a for a in ok if a["format"] == "jats")
     assert jats["citation_edges"] == 52 and jats["entry"]["ref"] == "doi:10.18632/oncotarget.24369"
-    ok = subprocess.run([sys.executable, "-m", "doiget.cli", "--home", str(tmp_path / "home"), "add",
-                         str(JATS / "ptag100.xml")], capture_output=True, text=True, env=env, timeout=120)
+    ok = run_doiget(None, "--home", str(tmp_path / "home"), "add", str(JATS / "ptag100.xml"), env=env)
     assert ok.returncode == 0 and "1 added, 0 failed" in ok.stdout
 
 

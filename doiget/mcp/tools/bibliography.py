@@ -203,7 +203,7 @@ BIBLIOGRAPHY_TOOLS: list[ToolSpec] = [
              "Format library entries as references in a citation style (APA, Vancouver, Nature, IEEE, MLA, "
              "AMA, Harvard).",
              when="The user needs formatted references.",
-             outputs="{ok, style, format, references[]}.",
+             outputs="{ok, style, format, references[], warnings[]}.",
              costs=LOCAL_COSTS,
              side_effects=NO_SIDE_EFFECTS, limits="500 refs.",
              params=CiteParams, run=lambda lib, p: lib.get().cite(p.refs, p.style, p.format), read_only=True),

@@ -63,13 +63,13 @@ def _resolve(lib: LibraryAccess, p: RefParams) -> dict[str, Any]:
 
 def _metadata(lib: LibraryAccess, p: MetadataParams) -> dict[str, Any]:
     if p.dry_run:
-        return shapes.metadata_result(fetch_json(pipeline.planner(lib.config, lib.get)(Ref.parse(p.ref))))
+        return shapes.metadata_result(fetch_json(pipeline.planner(lib.config, lib.get)(Ref.parse(p.ref, local=True))))
     return shapes.metadata_result(fetch_json(lib.get().metadata_only(p.ref, include_oa_location=p.include_oa_location)))
 
 
 def _fetch(lib: LibraryAccess, p: FetchParams) -> dict[str, Any]:
     if p.dry_run:
-        return shapes.fetch_result(fetch_json(pipeline.planner(lib.config, lib.get)(Ref.parse(p.ref))))
+        return shapes.fetch_result(fetch_json(pipeline.planner(lib.config, lib.get)(Ref.parse(p.ref, local=True))))
     return shapes.fetch_result(fetch_json(lib.get().fetch(p.ref, fulltext=p.fulltext)))
 
 

@@ -133,14 +133,14 @@ LOCAL_TOOLS: list[ToolSpec] = [
     ToolSpec("doiget_info", "Entry details", "Full stored metadata of one paper in the local library.",
              when="You want what the library holds on a paper.",
              outputs=("{ok, entry{id, ref, ids, title, authors[], year, venue, tags[], annotation, has_pdf, "
-                      "artefacts[], ...}}."),
+                      "artefacts[], updates[], ...}}."),
              costs=LOCAL_COSTS, side_effects=NO_SIDE_EFFECTS, limits="One entry per call.",
              params=RefParams, run=_info, read_only=True),
     ToolSpec("doiget_search_local", "Search the library", "Ranked search over the metadata of papers in the "
              "local library (title, abstract, authors, venue, year, tags, notes).",
              when="Finding papers in the library by topic, author, tag or notes.",
              outputs=("{ok, count, hits[{id, ref, title, authors, year, venue, tags, has_pdf, score, snippet, "
-                      "fulltext}], next_cursor}."),
+                      "update_status, fulltext}], next_cursor}."),
              costs=LOCAL_COSTS, side_effects=NO_SIDE_EFFECTS, limits=f"100 hits per page; pages reach {MAX_WINDOW}.",
              params=SearchLocalParams, run=_search_local, read_only=True),
     ToolSpec("doiget_list_recent", "Recently added", "The papers most recently added to the library.",

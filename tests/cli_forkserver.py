@@ -1,0 +1,115 @@
+"""The fork server behind :mod:`cli_process`: imports doiget's CLI stack once, then forks one
+child per ``doiget`` invocation. Run as ``python cli_forkserver.py SOCKET``.
+
+A child takes the caller's stdin/stdout/stderr (passed over the socket), argv, environment and
+working directory, runs :func:`doiget.cli.main` as the command would, and reports its exit code.
+It starts from the server's freshly imported state: the server itself runs no doiget code.
+"""
+from __future__ import annotations
+
+import atexit
+import ipaddress
+import json
+import os
+import signal
+import socket
+import struct
+import sys
+import traceback
+
+
+def offline_lookups() -> None:
+    """The same guard as conftest's: a test's doiget process resolves no public name."""
+    real = socket.getaddrinfo
+
+    def getaddrinfo(host, *args, **kwargs):
+        name = host.decode() if isinstance(host, bytes) else str(host)
+        try:
+            ipaddress.ip_address(name.strip("[]"))
+        except ValueError:
+            if name.lower() != "localhost":
+                raise socket.gaierror(socket.EAI_NONAME, f"tests are offline: no lookup of {name}") from None
+        return real(host, *args, **kwargs)
+
+    socket.getaddrinfo = getaddrinfo
+
+
+def receive(conn: socket.socket) -> tuple[dict, list[int]]:
+    header, fds, _, _ = socket.recv_fds(conn, 8, 3)
+    (size,) = struct.unpack("!Q", header)
+    body = bytearray()
+    while len(body) < size:
+        chunk = conn.recv(size - len(body))
+        if not chunk:
+            raise EOFError("request cut short")
+        body += chunk
+    return json.loads(body), fds
+
+
+def become_the_command(request: dict, fds: list[int]) -> None:
+    for target, fd in enumerate(fds):
+        os.dup2(fd, target)
+        os.close(fd)
+    os.chdir(request["cwd"])
+    os.environ.clear()
+    os.environ.update(request["env"])
+    sys.argv = ["doiget", *request["args"]]
+    # Fresh standard streams on the received descriptors, configured as a new interpreter would.
+    sys.stdin = open(0, encoding="utf-8", closefd=False)  # noqa: SIM115
+    sys.stdout = open(1, "w", buffering=1 if os.isatty(1) else -1, encoding="utf-8", closefd=False)  # noqa: SIM115
+    sys.stderr = open(2, "w", buffering=1, encoding="utf-8", errors="backslashreplace", closefd=False)  # noqa: SIM115
+
+
+def run_child(conn: socket.socket) -> None:
+    """In the forked child: run one command, report its exit code, never return."""
+    code = 1
+    try:
+        request, fds = receive(conn)
+        become_the_command(request, fds)
+        from doiget.cli import main
+
+        code = main(request["args"])
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+        if isinstance(exc.code, str):
+            print(exc.code, file=sys.stderr)
+    except BaseException:  # an uncaught exception, reported as the interpreter would
+        traceback.print_exc()
+        code = 1
+    try:
+        atexit._run_exitfuncs()
+        sys.stdout.flush()
+    except BrokenPipeError:
+        code = code or 120  # what CPython exits with when flushing stdout fails at exit
+    try:
+        sys.stderr.flush()
+        conn.sendall(struct.pack("!i", code))
+    finally:
+        os._exit(code & 0xFF)
+
+
+def serve(path: str) -> None:
+    import doiget.cli  # noqa: F401  the warm part: argument parser and every command module
+    import doiget.library  # noqa: F401  the store, models, services
+    import doiget.mcp.server  # noqa: F401  ``doiget serve``: the SDK and the tools
+    import rich.progress  # noqa: F401
+
+    offline_lookups()
+    signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # children are reaped by the kernel
+    listener = socket.socket(socket.AF_UNIX)
+    listener.bind(path)
+    listener.listen(64)
+    print("ready", flush=True)
+    while True:
+        conn, _ = listener.accept()
+        sys.stdout.flush()
+        sys.stderr.flush()
+        if os.fork() == 0:
+            listener.close()
+            signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+            run_child(conn)
+        conn.close()
+
+
+if __name__ == "__main__":
+    serve(sys.argv[1])

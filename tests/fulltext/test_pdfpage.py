@@ -1,0 +1,86 @@
+"""The one-pass page reader behind PDF extraction: line boxes, dominant size and weight from MuPDF's
+JSON and HTML writers, on PDFs built with PyMuPDF and on the real papers."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pymupdf
+import pytest
+
+from doiget.fulltext import pdfpage
+from doiget.fulltext.pdf import extract_pdf
+from pdfgen import sample_paper
+
+PAPERS = Path(__file__).resolve().parent.parent / "fixtures" / "papers" / "pdf"
+
+
+def _lines(page: pymupdf.Page) -> dict[str, pdfpage.Line]:
+    return {line.text: line for _, lines in pdfpage.page_blocks(page) for line in lines}
+
+
+def _mixed_page() -> pymupdf.Page:
+    doc = pymupdf.open()
+    page = doc.new_page()
+    y = 100
+    # a bold run-in lead, then regular text on the same baseline: one line, not bold
+    page.insert_text((72, y), "Methods.", fontsize=10, fontname="hebo")
+    page.insert_text((72 + pymupdf.get_text_length("Methods. ", "hebo", 10), y),
+                     "We sampled forty sites in spring and autumn", fontsize=10, fontname="helv")
+    # a superscript footnote mark before a long body-size line: the line is body-sized
+    y += 20
+    page.insert_text((72, y - 3), "1", fontsize=6, fontname="helv")
+    page.insert_text((76, y), "Department of Soil Ecology, University of Somewhere, Country", fontsize=10,
+                     fontname="helv")
+    # every run bold (two sizes of one bold font): bold, sized by the run with most characters
+    y += 20
+    page.insert_text((72, y), "2", fontsize=12, fontname="hebo")
+    page.insert_text((82, y), "Results and Discussion", fontsize=12, fontname="hebo")
+    # a side stamp set at an angle in the left margin
+    page.insert_text((30, 600), "arXiv:2101.01234v2 [q-bio.PE] 3 Jan 2021", fontsize=12, rotate=90)
+    return page
+
+
+def test_runs_decide_size_and_weight_of_a_line():
+    lines = _lines(_mixed_page())
+    run_in = next(line for text, line in lines.items() if text.startswith("Methods."))
+    assert "We sampled forty sites" in run_in.text and not run_in.bold
+    affiliation = next(line for text, line in lines.items() if "Department of Soil Ecology" in text)
+    assert affiliation.size == pytest.approx(10, abs=0.05) and not affiliation.bold
+    heading = next(line for text, line in lines.items() if "Results and Discussion" in text)
+    assert heading.bold and heading.size == pytest.approx(12, abs=0.05)
+    stamp = next(line for text, line in lines.items() if text.startswith("arXiv:"))
+    assert not stamp.upright and all(line.upright for line in lines.values() if line is not stamp)
+
+
+def test_boxes_match_pymupdf_line_boxes():
+    page = pymupdf.open(stream=sample_paper(), filetype="pdf")[0]
+    ours = _lines(page)
+    flags = pymupdf.TEXT_PRESERVE_WHITESPACE | pymupdf.TEXT_MEDIABOX_CLIP
+    for block in page.get_text("dict", flags=flags)["blocks"]:
+        for line in block["lines"]:
+            text = "".join(s["text"] for s in line["spans"]).strip()
+            x0, y0, x1, y1 = ours[text].bbox
+            assert abs(x0 - line["bbox"][0]) < 0.5 and abs(x1 - line["bbox"][2]) < 0.5
+            assert y0 <= line["bbox"][3] and y1 >= line["bbox"][1]  # MuPDF's and PyMuPDF's heights differ a little
+
+
+def test_writers_out_of_step_fall_back_to_first_character_fonts(monkeypatch):
+    data = (PAPERS / "acl-N18-3011.pdf").read_bytes()
+    expected = extract_pdf(data)
+    write = pdfpage._write
+
+    def html_missing_a_line(writer, textpage, arg):
+        out = write(writer, textpage, arg)
+        return out.replace(b"</p>\n", b"", 1) if writer is pymupdf.mupdf.fz_print_stext_page_as_html else out
+
+    monkeypatch.setattr(pdfpage, "_write", html_missing_a_line)
+    degraded = extract_pdf(data)
+    # every word kept and every section found; lines mixing styles may read differently (a bold
+    # run-in lead taken for a heading), which is why the runs are read when the writers agree
+    def words(d):
+        return sorted(w for w in d.text.split() if w.strip("#"))
+    assert words(degraded) == words(expected)
+    found = [h.lstrip("#").strip() for h in degraded.text.splitlines() if h.startswith("#")]
+    assert all(h in found for h in ("1 Introduction", "4.4 Entity Linking Models", "References"))
+    assert "I. Statistical: uses one or more statistical models" not in \
+        [h.lstrip("#").strip() for h in expected.text.splitlines() if h.startswith("#")]

@@ -1,0 +1,86 @@
+"""The bulk import's write path and streamed input: each batch is indexed once (store/bulk.py), its
+search text and entries_fts rows equal what the per-row triggers build, the triggers are back
+afterwards, new entries never take the id of a deleted one; CSL-JSON is decoded item by item with
+json.loads' values and errors."""
+from __future__ import annotations
+
+import json
+
+import pytest
+from sqlalchemy import text
+
+from doiget import Author, Work, open_library, safejson
+from doiget.errors import DoigetError
+from doiget.formats.csl_read import iter_csl
+from doiget.store.bulk import INSERT_TRIGGERS
+
+ITEMS = [
+    {"id": f"k{i}", "type": "article-journal", "DOI": f"10.1000/idx.{i}", "title": f"Octopus arms {i}",
+     "abstract": "Arms that think." if i % 2 else None,
+     "author": [{"family": "Müller", "given": "Ånna"}, {"family": "van der Berg", "given": "Jan"},
+                {"literal": "World Bank"}][: 1 + i % 3],
+     "editor": [{"family": "Mather", "given": "J."}] if i % 4 == 0 else [],
+     "keyword": ["Zebra", "apple", "Émile"][: i % 4], "container-title": "Cephalopod Letters",
+     "issued": {"date-parts": [[2000 + i]]}}
+    for i in range(12)
+]
+
+
+def _search_text(conn) -> list[tuple]:
+    return conn.execute(text("SELECT id, authors, tags, notes FROM entry_search_text ORDER BY id")).all()
+
+
+def test_batch_index_equals_the_triggers_index(tmp_path):
+    with open_library(tmp_path) as lib:
+        lib.add(Work(doi="10.1000/first", title="Apple octopus", authors=[Author.from_parts("Müller", "Anna")]))
+        lib.tag("10.1000/first", ["APPLE"])  # the stored tag spelling is the first one seen
+        lib.import_bibliography(json.dumps(ITEMS), format="csl-json")
+        with lib.store.write() as conn:
+            triggers = {name for (name,) in conn.execute(text("SELECT name FROM sqlite_master WHERE type = 'trigger'"))}
+            assert set(INSERT_TRIGGERS) <= triggers
+            bulk = _search_text(conn)
+            # Make the triggers rebuild every entry's joined text and index rows, then compare.
+            conn.execute(text("UPDATE entry_authors SET position = position"))
+            conn.execute(text("UPDATE entry_tags SET tag_id = tag_id"))
+            assert _search_text(conn) == bulk
+            conn.execute(text("INSERT INTO entries_fts(entries_fts, rank) VALUES ('integrity-check', 1)"))
+        assert len(bulk) == 13 and any(row[2] and "APPLE" in row[2] for row in bulk[1:])
+        assert {h.id for h in lib.search("authors:muller")} == {row[0] for row in bulk}
+        assert len(lib.search("authors:mather")) == 3  # editors are in the person text too
+        assert len(lib.search("bank")) == len([i for i in range(12) if i % 3 == 2])
+        assert len(lib.search("tags:emile")) == 3
+
+
+def test_import_after_delete_does_not_reuse_ids(tmp_path):
+    with open_library(tmp_path) as lib:
+        lib.import_bibliography(json.dumps(ITEMS[:3]), format="csl-json")
+        with lib.store.read() as conn:
+            last = conn.execute(text("SELECT max(id) FROM entries")).scalar()
+        lib.delete("10.1000/idx.2")
+        result = lib.import_bibliography(json.dumps(ITEMS[3:5]), format="csl-json")
+        assert [row.id for row in result.report] == [last + 1, last + 2]
+
+
+ARRAYS = ['[]', ' [ ] ', '[1, {"a": [2]}, "x"]\n', '[1 2]', '[1,]', '[1] x', '[', '[1,\n 2', '[NaN]',
+          '[' * 100_000 + ']' * 100_000, '[1, [' + '[' * 100_000 + ']' * 100_000 + ']]']
+
+
+def _outcome(read):
+    try:
+        return "ok", read()
+    except DoigetError as exc:
+        return "error", exc.code, exc.message
+
+
+def test_streamed_array_reads_as_json_loads_does():
+    """CSL-JSON arrays are decoded item by item: same values, same errors (with line and column)."""
+    for array in ARRAYS:
+        assert _outcome(lambda: list(safejson.items(array, "CSL-JSON"))) == \
+            _outcome(lambda: safejson.loads(array, "CSL-JSON")), array[:20]
+
+
+def test_csl_items_are_parsed_one_at_a_time():
+    records = iter_csl(json.dumps(ITEMS[:2]) + "\n,")  # a broken tail is reached only after the items
+    assert next(records).key == "k0" and next(records).key == "k1"
+    with pytest.raises(DoigetError, match="Extra data at line 2, column 1"):
+        next(records)
