@@ -61,7 +61,11 @@ class UpdateNotice(BaseModel):
 
 def status_of(notices: Iterable[UpdateNotice]) -> str | None:
     """The gravest status the notices updating a work give it, or None when nothing updates it."""
-    kinds = {n.kind for n in notices if n.direction == "updated-by"}
+    return status_of_kinds({n.kind for n in notices if n.direction == "updated-by"})
+
+
+def status_of_kinds(kinds: set[str]) -> str | None:
+    """The gravest status the update kinds of the notices that update a work give it (None for none)."""
     if not kinds:
         return None
     for status, members in STATUSES:

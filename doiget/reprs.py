@@ -1,4 +1,4 @@
-"""Text and HTML helpers for notebook reprs (one-line ``__repr__``, ``_repr_html_``); no doiget imports."""
+"""Text and HTML helpers for notebook reprs (one-line ``__repr__``, ``_repr_html_``)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -29,7 +29,11 @@ def entry_html(entry: Any) -> str:
     where = " · ".join(str(x) for x in (entry.venue, entry.year, "PDF" if entry.has_pdf else None) if x)
     tags = " ".join(f"<code>{escape(t)}</code>" for t in entry.tags)
     abstract = f"<p>{escape(short(entry.abstract, 600))}</p>" if entry.abstract else ""
-    return (f"<div><b>{escape(entry.title or '(untitled)')}</b><br>{escape(people)}<br>"
+    from doiget.notices import warning  # on use: notices imports pydantic
+
+    said = warning(entry.updates or [])
+    notice = f"<p><b>{escape(said)}</b></p>" if said else ""
+    return (f"<div>{notice}<b>{escape(entry.title or '(untitled)')}</b><br>{escape(people)}<br>"
             f"<small>{escape(where)} — {escape(ids)} {tags}</small>{abstract}</div>")
 
 

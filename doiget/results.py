@@ -652,6 +652,9 @@ class Hits(list[T]):
     def _repr_html_(self) -> str:
         rows = [(i, h.ref, getattr(h, "year", None), short(h.title), short(h.snippet.replace("**", ""), 120))
                 for i, h in enumerate(self, 1)]
+        if any(getattr(h, "update_status", None) for h in self):  # retracted, corrected, ...
+            return table_html(["#", "ref", "year", "title", "snippet", "status"],
+                              [(*row, h.update_status or "") for row, h in zip(rows, self)], repr(self))
         return table_html(["#", "ref", "year", "title", "snippet"], rows, repr(self))
 
 

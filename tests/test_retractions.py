@@ -262,3 +262,25 @@ def test_cli_export_warns_on_stderr(tmp_path):
         assert f"doi:{WAKEFIELD} is exported as it is stored, but: Retracted: see doi:10.1016/s0140-6736(10)60175-4" \
             in done.stderr
     assert "[RETRACTED]" in run_doiget(tmp_path / "lib", "search", "ileal").stdout
+
+
+def test_notebook_views_show_the_status(tmp_path):
+    with open_library(tmp_path / "lib") as lib:
+        lib.add(Work(doi=WAKEFIELD, title="Ileal-lymphoid-nodular hyperplasia", sources=["crossref"],
+                     updates=WAKEFIELD_NOTICES))
+        card = lib.info(f"doi:{WAKEFIELD}")._repr_html_()
+        assert "<b>RETRACTED: retraction doi:10.1016/s0140-6736(10)60175-4 (2010-02-06, retraction-watch)</b>" in card
+        table = lib.search("ileal")._repr_html_()
+        assert "<th>status</th>" in table and "<td>retracted</td>" in table
+
+
+def test_an_unchanged_answer_leaves_the_stored_notices_alone(tmp_path):
+    with open_library(tmp_path / "lib") as lib:
+        lib.add(Work(doi=WAKEFIELD, sources=["crossref"], updates=WAKEFIELD_NOTICES))
+        first = lib.sql("SELECT id, fetched_at FROM entry_updates ORDER BY id").rows
+        checked = lib.sql("SELECT checked_at FROM update_checks").rows
+        lib.add(Work(doi=WAKEFIELD, sources=["crossref"], updates=WAKEFIELD_NOTICES))
+        assert lib.sql("SELECT id, fetched_at FROM entry_updates ORDER BY id").rows == first
+        assert lib.sql("SELECT checked_at FROM update_checks").rows >= checked
+        lib.add(Work(doi=WAKEFIELD, sources=["crossref"], updates=WAKEFIELD_NOTICES[1:]))
+        assert [r[0] for r in lib.sql("SELECT kind FROM entry_updates").rows] == ["retraction"]

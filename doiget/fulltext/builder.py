@@ -2,7 +2,9 @@
 
 Extractors feed headings, paragraphs and page breaks in reading order; the builder writes
 Markdown-headed plain text and chunks that never cross a heading or a page and stay within
-``max_chars`` (split at paragraph, then sentence, then word boundaries).
+``max_chars`` (split at paragraph, then sentence, then word boundaries). A body line that starts
+like a Markdown heading (``# of samples``) is written ``\\# of samples``, so only headings read as
+headings.
 """
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ MAX_CHUNK_CHARS = 1500
 
 _SPACES = re.compile(r"[ \t\r\f\v\u00a0]+")
 _BLANK_LINES = re.compile(r"\n\s*\n+")
+_HEADING_LIKE = re.compile(r"^(?=#{1,6}(?:\s|$))", re.M)
 _SENTENCE_END = re.compile(r"[.!?。！？][\"'”’)\]]*\s+")
 
 
@@ -49,8 +52,13 @@ class TextBuilder:
 
     def paragraph(self, text: str) -> None:
         """Add one paragraph; single newlines inside it (table rows, verse) are kept."""
-        lines = (_SPACES.sub(" ", line).strip() for line in text.split("\n"))
-        text = _BLANK_LINES.sub("\n", "\n".join(line for line in lines if line))
+        if "\n" in text:
+            lines = (_SPACES.sub(" ", line).strip() for line in text.split("\n"))
+            text = _BLANK_LINES.sub("\n", "\n".join(line for line in lines if line))
+        else:
+            text = _SPACES.sub(" ", text).strip()
+        if "#" in text:  # a line of body text that would read as a Markdown heading keeps its # escaped
+            text = _HEADING_LIKE.sub(r"\\", text)
         if text:
             guard.check()
             start = self._write(text)

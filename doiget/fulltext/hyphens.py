@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 SOFT_HYPHEN = "\u00ad"
 MAX_COMPOUND_CHARS = 80  # how far back a line's last hyphenated token is looked for
 HYPHENS = ("-", "\u2010")  # hyphen-minus, hyphen
+_BREAKS = (*HYPHENS, SOFT_HYPHEN)
 _WORDS = re.compile(r"[^\W\d_]+(?:[-\u2010][^\W\d_]+)*")
 _TAIL = re.compile(r"((?:[^\W\d_]+[-\u2010])*?)([^\W\d_]+)[-\u2010]$")
 _HEAD = re.compile(r"[^\W\d_]+")
@@ -71,6 +72,9 @@ class Vocabulary:
 
 def join_lines(lines: list[str], vocab: Vocabulary | None = None) -> str:
     """Join wrapped lines into one paragraph, undoing end-of-line hyphenation where ``vocab`` says to."""
+    if not any(line.endswith(_BREAKS) for line in lines):  # the common case: nothing to undo
+        text = " ".join(lines)
+        return text.replace(SOFT_HYPHEN, "") if SOFT_HYPHEN in text else text
     out = ""
     for line in lines:
         if out.endswith(SOFT_HYPHEN):

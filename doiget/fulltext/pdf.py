@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from doiget.errors import DoigetError, ErrorCode
-from doiget.fulltext import pdflayout, pdfpage
+from doiget.fulltext import pdffonts, pdflayout, pdfpage
 from doiget.fulltext.builder import TextBuilder
 from doiget.fulltext.document import Document
 from doiget.fulltext.hyphens import Vocabulary, join_lines
@@ -66,12 +66,13 @@ def extract_pdf(data: bytes) -> Document:
     with _open(data) as doc:
         raw = [_page_lines(page) for page in doc]
         page_count = doc.page_count
-    pages = [_reading_order(blocks, page.width) for blocks, page in zip(_drop_furniture(raw), raw)]
+    kept, fonts = _drop_furniture(raw)
+    pages = [_reading_order(blocks, page.width) for blocks, page in zip(kept, raw)]
     vocab = Vocabulary.of(line.text for blocks in pages for b in blocks for line in b.lines)
     prose = [_prose_sizes(blocks) for blocks in pages]
     doc_body = _dominant(sum(prose, Counter()))
     page_bodies = [_page_body(weights, doc_body) for weights in prose]
-    kinds = [[_heading_kind(b, body) for b in blocks] for blocks, body in zip(pages, page_bodies)]
+    kinds = [[_heading_kind(b, body, fonts) for b in blocks] for blocks, body in zip(pages, page_bodies)]
     for blocks, page_kinds in zip(pages, kinds):
         _demote_figure_labels(blocks, page_kinds)
     levels = _heading_levels(pages, kinds)
@@ -131,36 +132,41 @@ def _page_lines(page: pymupdf.Page) -> _Page:
     return _Page(blocks, width, page.rect.height)
 
 
-def _drop_furniture(pages: list[_Page]) -> list[list[_Block]]:
-    """Each page's blocks without running heads/footers and page numbers (see :mod:`.pdflayout`)."""
+def _drop_furniture(pages: list[_Page]) -> tuple[list[list[_Block]], frozenset[str]]:
+    """Each page's blocks without running heads/footers and page numbers (see :mod:`.pdflayout`), cut
+    where heading lines sit inside them; and the document's heading fonts (see :mod:`.pdffonts`)."""
     margins = [{id(line): (line.text, pdflayout.margin_key(line.text))
                 for block in page.blocks if pdflayout.reaches_margin_band(block.bbox[1], block.bbox[3], page.height)
                 for line in block.lines if pdflayout.in_margin_band(line.bbox[1], line.bbox[3], page.height)}
                for page in pages]
     running = pdflayout.running_keys([{key for _, key in lines.values()} for lines in margins])
-    out = []
+    kept_lines = []
     for page, lines in zip(pages, margins):
         drop = {i for i, (text, key) in lines.items() if key in running or pdflayout.is_page_number(text)}
+        kept_lines.append([[line for line in block.lines if id(line) not in drop] for block in page.blocks])
+    fonts = pdffonts.heading_fonts([lines for page in kept_lines for lines in page])
+    out = []
+    for page, page_lines in zip(pages, kept_lines):
         blocks = []
-        for block in page.blocks:
-            lines = [line for line in block.lines if id(line) not in drop]
-            for part in _split_leading_heading(lines):
+        for block, lines in zip(page.blocks, page_lines):
+            for part in _split_leading_heading(lines, fonts):
                 kept = _Block(part, _union(line.bbox for line in part) if len(part) < len(block.lines)
                               else block.bbox)
                 kept.rows, kept.is_table = _rows(part)
                 blocks.append(kept)
         out.append(blocks)
-    return out
+    return out, fonts
 
 
-def _split_leading_heading(lines: list[Line]) -> list[list[Line]]:
-    """A block cut where heading lines sit inside it: a run of at most three lines of one style (bold, or
-    larger than the rest of the block) that reads as a heading becomes a part of its own."""
+def _split_leading_heading(lines: list[Line], fonts: frozenset[str]) -> list[list[Line]]:
+    """A block cut where heading lines sit inside it: a run of at most three lines of one style (bold,
+    larger than the rest of the block, or wholly in a heading font) that reads as a heading becomes a
+    part of its own."""
     if len(lines) < 2:
         return [lines] if lines else []
     runs: list[list[Line]] = []
     for line in lines:
-        if runs and runs[-1][0].bold == line.bold and _size_key(runs[-1][0].size) == _size_key(line.size):
+        if runs and _style(runs[-1][0], fonts) == _style(line, fonts):
             runs[-1].append(line)
         else:
             runs.append([line])
@@ -170,13 +176,22 @@ def _split_leading_heading(lines: list[Line]) -> list[list[Line]]:
     parts: list[list[Line]] = []
     for run in runs:
         text = " ".join(line.text for line in run)
-        head = (len(run) <= MAX_HEADING_LINES and (run[0].bold or run[0].size >= body * HEADING_RATIO)
+        head = (len(run) <= MAX_HEADING_LINES
+                and (run[0].bold or run[0].size >= body * HEADING_RATIO or _in_heading_font(run[0], fonts))
                 and pdflayout.heading_shaped(text) and not text.endswith((".", "-")))
         if head or not parts or parts[-1][0] is _HEAD_MARK:
             parts.append([_HEAD_MARK, *run] if head else list(run))
         else:
             parts[-1].extend(run)
     return [part[1:] if part[0] is _HEAD_MARK else part for part in parts]
+
+
+def _style(line: Line, fonts: frozenset[str]) -> tuple[bool, float, bool]:
+    return line.bold, _size_key(line.size), _in_heading_font(line, fonts)
+
+
+def _in_heading_font(line: Line, fonts: frozenset[str]) -> bool:
+    return line.single and line.font in fonts
 
 
 def _union(boxes) -> tuple[float, float, float, float]:
@@ -271,8 +286,9 @@ def _page_body(weights: Counter[float], doc_body: float) -> float:
     return max(own, doc_body * MIN_PAGE_BODY_SHARE)
 
 
-def _heading_kind(block: _Block, body: float) -> str | None:
-    """``"size"`` for a heading set larger than body text, ``"bold"`` for one set bold at body size."""
+def _heading_kind(block: _Block, body: float, fonts: frozenset[str]) -> str | None:
+    """``"size"`` for a heading set larger than body text, ``"bold"`` for one set bold at body size,
+    ``"font"`` for one set wholly in one of the document's heading fonts."""
     if body <= 0 or block.is_table or len(block.lines) > MAX_HEADING_LINES or not block.lines[0].upright:
         return None
     text = " ".join(block.rows)
@@ -283,6 +299,10 @@ def _heading_kind(block: _Block, body: float) -> str | None:
     if (block.bold and block.size >= body * BOLD_MIN_RATIO and len(block.rows) <= 2
             and len(text) <= MAX_BOLD_HEADING_CHARS and not text.endswith(".")):
         return "bold"
+    first = block.lines[0]
+    if (_in_heading_font(first, fonts) and all(line.single and line.font == first.font for line in block.lines)
+            and block.size >= body * pdffonts.LEAD_MIN_SIZE_SHARE and not text.endswith(pdffonts.NOT_HEADING_END)):
+        return "font"
     return None
 
 

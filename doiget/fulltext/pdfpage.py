@@ -27,8 +27,9 @@ UPRIGHT_HEIGHT = 2.5  # a horizontal line's box is at most this many times its f
 MIN_ANGLED_CHARS = 3  # a tall box around one or two characters is a large glyph (a brace), not a turned line
 _BOLD_FONT = re.compile(r"bold|black|heavy|semibold|demi|medi|[.,-]b$|bd$", re.I)
 # One style run of MuPDF's HTML: [<sup>][<tt>][<b>][<i>]<span style="font-family:..;font-size:9.0pt..">text</span>
-_SIZE = re.compile(r"font-size:([\d.]+)")
-_RUN = re.compile(r'(<b>)?(?:<i>)?<span style="font-family:[^;]*;font-size:([\d.]+)pt[^"]*">([^<]*)</span>')
+_RUN = re.compile(r'(<b>)?(<i>)?<span style="font-family:([^;,]*)[^;]*;font-size:([\d.]+)pt[^"]*">([^<]*)</span>')
+_ITALIC_FONT = re.compile(r"italic|oblique|[.,]i$", re.I)
+_RENAMED = re.compile(r"Times|Arial|Helvetica|Courier|-")  # names MuPDF's HTML shortens to a family
 
 
 @dataclass(slots=True)
@@ -38,6 +39,8 @@ class Line:
     bbox: tuple[float, float, float, float]
     bold: bool = False
     upright: bool = True
+    font: str = ""  # the first character's font
+    single: bool = False  # set in that font throughout (see _one_font)
 
 
 def page_blocks(page: pymupdf.Page) -> list[tuple[tuple[float, float, float, float], list[Line]]]:
@@ -73,30 +76,48 @@ def _line(line: dict, text: str, html: str | None) -> Line:
     box = line["bbox"]
     x0, y0 = box["x"] / SCALE, box["y"] / SCALE
     width, height = box["w"] / SCALE, box["h"] / SCALE
-    bold = font["weight"] == "bold" or _bold_font(font["name"])
-    blank_first = line["text"][:1].isspace()  # then the JSON's font is a space's
-    # several style runs: weigh their sizes when they differ, check each is bold when the first may be
-    if html is not None and html.count("<span") > 1 and (
-            bold or blank_first or len(set(_SIZE.findall(html))) > 1):
-        size, bold = _runs(html, size, bold and not blank_first)
+    name = font["name"]
+    bold = font["weight"] == "bold" or _bold_font(name)
+    spans = html.count("<span") if html is not None else 0
+    single = spans == 1
+    if spans > 1:  # several style runs (blank ones aside): weigh their sizes, check each is bold
+        runs = _runs(html)
+        blank_first = line["text"][:1].isspace()  # then the JSON's font is a space's
+        single = not blank_first and _one_font(runs, name.partition("+")[2] or name)
+        if runs:
+            size, bold = _weigh(runs, size, bold and not blank_first)
     upright = len(text) < MIN_ANGLED_CHARS or height <= UPRIGHT_HEIGHT * size or width >= height
-    return Line(text, size, (x0, y0, x0 + width, y0 + height), bold, upright)
+    return Line(text, size, (x0, y0, x0 + width, y0 + height), bold, upright, name, single)
 
 
-def _runs(html: str, first_size: float, first_bold: bool) -> tuple[float, bool]:
-    """Dominant size and all-bold of a line set in several style runs. A run HTML marks bold is bold; a
-    font only its name calls bold (``Avenir-Medium``) counts for a line set in that one run only."""
-    runs = [(b, size, len(text)) for b, size, raw in _RUN.findall(html)
+def _runs(html: str) -> list[tuple[str, str, str, str, int]]:
+    """(bold mark, italic mark, font family, size, characters) of each style run of a line's HTML that
+    is not blank."""
+    return [(b, i, family, size, len(text)) for b, i, family, size, raw in _RUN.findall(html)
             if (text := (unescape(raw) if "&" in raw else raw).strip())]
-    if not runs:
-        return first_size, first_bold
+
+
+def _one_font(runs: list[tuple[str, str, str, str, int]], font: str) -> bool:
+    """Whether a line is set in ``font`` throughout: runs in its ligature companion (``Font+fb``, an ``fi``
+    glyph) and italic runs (a species name) do not count against it. Where MuPDF's HTML names only the
+    family (``Avenir-Medium`` becomes ``Avenir``), only a line of one run is."""
+    if _RENAMED.search(font):
+        return len(runs) == 1
+    return bool(runs) and runs[0][2] == font and all(
+        family == font or family.startswith(font + "+") or italic or _ITALIC_FONT.search(family)
+        for _, italic, family, _, _ in runs)
+
+
+def _weigh(runs: list[tuple[str, str, str, str, int]], first_size: float, first_bold: bool) -> tuple[float, bool]:
+    """Dominant size and all-bold of a line from its runs. A run HTML marks bold is bold; a font only
+    its name calls bold (``Avenir-Medium``) counts for a line set in that one run only."""
     weights: Counter[str] = Counter()
-    for _, size, chars in runs:
+    for _, _, _, size, chars in runs:
         weights[size] += chars
     dominant = max(weights, key=weights.__getitem__)
     # HTML rounds sizes to 0.1 pt: keep the JSON's exact size when the first run's size dominates
-    size = first_size if dominant == runs[0][1] else float(dominant)
-    bold = all(b for b, _, _ in runs) or (len(runs) == 1 and first_bold)
+    size = first_size if dominant == runs[0][3] else float(dominant)
+    bold = all(run[0] for run in runs) or (len(runs) == 1 and first_bold)
     return size, bold
 
 

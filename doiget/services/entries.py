@@ -59,21 +59,13 @@ def search(lib: Session, query: str, limit: int = 20, *, year_from: int | None =
     try:
         with lib.store.query_raw("the search") as conn:
             rows = search_store.page(conn, match, limit, 0, ID_FIELDS, clauses, params)
+            status = update_store.statuses(conn, [row["id"] for row in rows]) if rows else {}
     except search_store.Error as exc:
         if is_fts_error(exc):
             raise fts_query_error(f"search for {query!r}", exc) from exc
         raise
-    hits = _with_status(lib, [SearchHit(**row) for row in rows])
+    hits = [SearchHit(**row, update_status=status.get(row["id"])) for row in rows]
     return _with_fulltext(lib, hits, query, limit, filters) if include_fulltext else hits
-
-
-def _with_status(lib: Session, hits: list[SearchHit]) -> list[SearchHit]:
-    """``hits`` with the update status (retracted, corrected, ...) of those that have one."""
-    if not hits:
-        return hits
-    with lib.store.read() as conn:
-        status = update_store.statuses(conn, [h.id for h in hits])
-    return [h.model_copy(update={"update_status": status[h.id]}) if h.id in status else h for h in hits]
 
 
 def _with_fulltext(lib: Session, hits: list[SearchHit], query: str, limit: int,

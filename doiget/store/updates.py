@@ -1,12 +1,13 @@
 """Update notices per entry (``entry_updates``) and when each source was last asked (``update_checks``)."""
 from __future__ import annotations
 
+import sqlite3
 from collections import defaultdict
 from collections.abc import Iterable
 
 from sqlalchemy import Connection, bindparam, text
 
-from doiget.notices import UpdateNotice, status_of
+from doiget.notices import UpdateNotice, status_of_kinds
 from doiget.store.store import now
 
 # The sources whose records state update notices; a work from one of them replaces what that source
@@ -17,12 +18,19 @@ _FIELDS = ("direction", "kind", "doi", "date", "label", "asserted_by", "source")
 
 def save(conn: Connection, entry_id: int, notices: list[UpdateNotice], sources: Iterable[str]) -> None:
     """Record what ``sources`` (those of them that state notices) now say about the entry: their
-    notices replace the ones they stated before, and the check time is set."""
+    notices replace the ones they stated before (rows left alone when nothing changed, so
+    ``fetched_at`` is when a notice was first read), and the check time is set."""
     timestamp = now()
     for source in (s for s in dict.fromkeys(sources) if s in SOURCES):
-        conn.execute(text("DELETE FROM entry_updates WHERE entry_id = :e AND source = :s"),
-                     {"e": entry_id, "s": source})
-        for notice in (n for n in notices if n.source == source):
+        fresh = [n for n in notices if n.source == source]
+        held = conn.execute(text(f"SELECT {', '.join(_FIELDS)} FROM entry_updates WHERE entry_id = :e "
+                                 "AND source = :s ORDER BY id"), {"e": entry_id, "s": source}).all()
+        if [tuple(r) for r in held] == [tuple(getattr(n, f) for f in _FIELDS) for n in fresh]:
+            fresh = []  # unchanged: the stored rows (and when they were first read) stay
+        else:
+            conn.execute(text("DELETE FROM entry_updates WHERE entry_id = :e AND source = :s"),
+                         {"e": entry_id, "s": source})
+        for notice in fresh:
             conn.execute(text(f"INSERT INTO entry_updates (entry_id, {', '.join(_FIELDS)}, fetched_at) "
                               f"VALUES (:e, {', '.join(':' + f for f in _FIELDS)}, :t)"),
                          {"e": entry_id, **notice.model_dump(include=set(_FIELDS)), "t": timestamp})
@@ -45,10 +53,15 @@ def load(conn: Connection, entry_ids: list[int]) -> dict[int, list[UpdateNotice]
     return found
 
 
-def statuses(conn: Connection, entry_ids: list[int]) -> dict[int, str]:
-    """Each entry's update status (retracted, corrected, ...) for the entries that have one."""
-    return {entry_id: status for entry_id, notices in load(conn, entry_ids).items()
-            if (status := status_of(notices)) is not None}
+def statuses(conn: sqlite3.Connection, entry_ids: list[int]) -> dict[int, str]:
+    """Each entry's update status (retracted, corrected, ...) for the entries that have one; on the raw
+    connection of a search (``Store.query_raw``), where it adds one small indexed query."""
+    kinds: dict[int, set[str]] = defaultdict(set)
+    marks = ", ".join("?" * len(entry_ids))
+    for entry_id, kind in conn.execute("SELECT entry_id, kind FROM entry_updates WHERE direction = 'updated-by' "
+                                       f"AND entry_id IN ({marks})", entry_ids):
+        kinds[entry_id].add(kind)
+    return {entry_id: status_of_kinds(found) for entry_id, found in kinds.items()}
 
 
 def dois(conn: Connection, entry_ids: list[int] | None) -> list[tuple[int, str]]:

@@ -105,3 +105,12 @@ def test_content_sha256_is_the_digest_of_the_utf8_text():
     builder.paragraph("Müller–Ångström ∑ 数据")
     doc = builder.build("bioc")
     assert doc.content_sha256 == hashlib.sha256("Müller–Ångström ∑ 数据".encode()).hexdigest()
+
+
+def test_body_line_starting_like_a_heading_is_escaped():
+    builder = TextBuilder()
+    builder.heading("Methods", 2)
+    builder.paragraph("# of samples per site\n## 0\nC# code #1")
+    doc = builder.build("pdf")
+    assert doc.text == "## Methods\n\n\\# of samples per site\n\\## 0\nC# code #1"
+    assert [c.heading for c in doc.chunks] == ["Methods"]

@@ -125,3 +125,29 @@ def test_sniff_ignores_ids_after_the_second_page():
     pdf.new_page().insert_text((72, 72), "doi:10.5555/late.page", fontsize=9)
     sniff = sniff_pdf(pdf.tobytes())
     assert sniff.doi is None and sniff.arxiv_id is None
+
+
+def _paper_with_font_headings() -> bytes:
+    """Subsection headings set only in a font of their own (Times) at body size above Helvetica
+    paragraphs, and Courier used both for two paragraph leads and for five stand-alone labels."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    y = 80
+    for title in ("Sampling design of the field survey", "Soil cores and their storage", "Statistical analysis"):
+        page.insert_text((72, y), title, fontsize=10, fontname="tiro")
+        y = write_lines(page, 72, y + 13, body_lines(title.split()[0].lower(), 4)) + 14
+    for lead in ("Station records kept on site", "Weather data from the station"):
+        page.insert_text((72, y), lead, fontsize=10, fontname="cour")
+        y = write_lines(page, 72, y + 13, body_lines("station", 3)) + 14
+    for label in ("Plot A", "Plot B", "Plot C", "Plot D", "Plot E"):
+        page.insert_text((400, y), label, fontsize=10, fontname="cour")
+        y += 30
+    return doc.tobytes()
+
+
+def test_headings_set_only_in_a_font_of_their_own():
+    doc = extract_pdf(_paper_with_font_headings())
+    headings = [line for line in doc.text.splitlines() if line.startswith("#")]
+    assert headings == ["### Sampling design of the field survey", "### Soil cores and their storage",
+                        "### Statistical analysis"]
+    assert "Station records kept on site" in doc.text and "Plot C" in doc.text
