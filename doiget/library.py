@@ -7,19 +7,28 @@ import os
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from doiget.config import Config, load_config
 from doiget.models import Entry, SearchHit, TextHit, Work
 from doiget.net.base import Download, Http
 from doiget.refs import Ref
-from doiget import results as r
-from doiget.results import Hits, SqlResult
-from doiget.services import admin, artefacts, entries, fetching, organise, reading
+from doiget.reprs import Hits, SqlResult
 from doiget.services.checks import RefLike
 from doiget.store import deadline
 from doiget.store.migrate import HEAD as SCHEMA_VERSION  # noqa: F401 (the schema revision results name)
 from doiget.store.store import DB_NAME, Store
+
+if TYPE_CHECKING:
+    from doiget import results as r
+    from doiget.services import admin, artefacts, entries, fetching, organise, reading, searching
+else:  # imported on first use: `doiget search` loads only the search service (and no result models)
+    from doiget.lazy import LazyModule
+
+    admin, artefacts, entries, fetching, organise, reading, searching = (
+        LazyModule(f"doiget.services.{name}")
+        for name in ("admin", "artefacts", "entries", "fetching", "organise", "reading", "searching"))
+    r = LazyModule("doiget.results")
 
 
 def library_exists(config: Config) -> bool:
@@ -117,8 +126,8 @@ class Library:
 
         ``include_fulltext`` also searches the papers' text: each hit carries its best passage, and papers
         matched only inside their text follow the metadata matches."""
-        return Hits(entries.search(self, query, limit, year_from=year_from, year_to=year_to, tag=tag,
-                                   collection=collection, has_pdf=has_pdf, include_fulltext=include_fulltext))
+        return Hits(searching.search(self, query, limit, year_from=year_from, year_to=year_to, tag=tag,
+                                     collection=collection, has_pdf=has_pdf, include_fulltext=include_fulltext))
 
     def delete(self, ref: RefLike) -> r.EntryDeleted:
         """Remove an entry and everything attached to it, then the blobs nothing else references."""
@@ -241,9 +250,9 @@ class Library:
     def check_retractions(self, refs: list[RefLike] | None = None,
                           progress: Callable[[int, int, dict[str, Any]], None] | None = None) -> r.RetractionCheck:
         """Ask Crossref and OpenAlex afresh for the update notices (retraction, correction, expression of
-        concern, ...) of ``refs`` (default: every paper with a DOI) and store them: ``{results, summary}``,
-        each result ``{id, ref, ok, checked, status, warning, notices}`` or an ``error``;
-        ``progress(done, total, result)`` after each."""
+        concern, ...) of ``refs`` (default: every paper; one without a DOI is asked of OpenAlex only) and
+        store them: ``{results, summary}``, each result ``{id, ref, ok, checked, status, warning,
+        notices}`` or an ``error``; ``progress(done, total, result)`` after each."""
         from doiget.services import retractions
 
         return r.RetractionCheck.model_validate(retractions.check_retractions(self, refs, progress))

@@ -10,23 +10,21 @@ remote works as ``present.work_json``. Reprs are one line; hit lists, text pages
 show as HTML tables or pages in Jupyter.
 
 Existing models are reused, not copied: :class:`~doiget.models.Entry`, ``SearchHit``, ``TextHit``,
-``Work`` and ``Anchor`` live in :mod:`doiget.models`. ``SqlResult`` is a plain class (a sequence of
-row records, which is what ``pandas.DataFrame(result)`` takes), not a model.
+``Work`` and ``Anchor`` live in :mod:`doiget.models`. ``Hits`` (a list of hits) and ``SqlResult`` (a
+sequence of row records, which is what ``pandas.DataFrame(result)`` takes) are plain classes, defined
+in :mod:`doiget.reprs` so that a search imports no result model, and named here too.
 """
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
 from html import escape
-from typing import Annotated, Any, Literal, TypeVar
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PlainSerializer
 
 from doiget.models import Anchor, Entry, Work
 from doiget.notices import UpdateNotice
 from doiget.present import entry_dict, work_json
-from doiget.reprs import fields_line, short, table_html
-
-T = TypeVar("T")
+from doiget.reprs import Hits, SqlResult, fields_line  # noqa: F401 (Hits, SqlResult: the list and table results)
 
 # An entry of the library inside a result: JSON as present.entry_dict (null fields left out, ``ref`` added).
 StoredEntry = Annotated[Entry, PlainSerializer(entry_dict, when_used="json")]
@@ -639,75 +637,3 @@ class GraphExport(Result):
     nodes: int
     edges: int
     text: str
-
-
-# ---- list and table results ----------------------------------------------------------------------
-
-class Hits(list[T]):
-    """Search hits, best first: a list, shown in Jupyter as a table."""
-
-    def __repr__(self) -> str:
-        return f"<{len(self)} hits>" if len(self) != 1 else "<1 hit>"
-
-    def _repr_html_(self) -> str:
-        rows = [(i, h.ref, getattr(h, "year", None), short(h.title), short(h.snippet.replace("**", ""), 120))
-                for i, h in enumerate(self, 1)]
-        if any(getattr(h, "update_status", None) for h in self):  # retracted, corrected, ...
-            return table_html(["#", "ref", "year", "title", "snippet", "status"],
-                              [(*row, h.update_status or "") for row, h in zip(rows, self)], repr(self))
-        return table_html(["#", "ref", "year", "title", "snippet"], rows, repr(self))
-
-
-class SqlResult(Sequence[dict[str, Any]]):
-    """The rows of one SQL statement: ``["columns"]``, ``["rows"]``, ``["truncated"]`` as before, and
-    a sequence of ``{column: value}`` records (so ``pandas.DataFrame(result)`` is the table)."""
-
-    KEYS = ("columns", "rows", "truncated")
-
-    def __init__(self, columns: list[str], rows: list[list[Any]], truncated: bool) -> None:
-        self.columns, self.rows, self.truncated = columns, rows, truncated
-
-    def keys(self) -> tuple[str, ...]:
-        return self.KEYS
-
-    def __getitem__(self, key):  # type: ignore[override]
-        if isinstance(key, str):
-            if key not in self.KEYS:
-                raise KeyError(key)
-            return getattr(self, key)
-        if isinstance(key, slice):
-            return [dict(zip(self.columns, row)) for row in self.rows[key]]
-        return dict(zip(self.columns, self.rows[key]))
-
-    def get(self, key: str, default: Any = None) -> Any:
-        return getattr(self, key) if key in self.KEYS else default
-
-    def __len__(self) -> int:
-        return len(self.rows)
-
-    def __iter__(self) -> Iterator[dict[str, Any]]:
-        return (dict(zip(self.columns, row)) for row in self.rows)
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, dict):
-            return dict(self.to_dict()) == other
-        return isinstance(other, SqlResult) and self.to_dict() == other.to_dict()
-
-    def to_dict(self) -> dict[str, Any]:
-        """The plain ``{columns, rows, truncated}`` dict (JSON-ready)."""
-        return {"columns": self.columns, "rows": self.rows, "truncated": self.truncated}
-
-    def to_pandas(self):
-        """A ``pandas.DataFrame`` with the statement's columns (pandas is not a doiget dependency)."""
-        try:
-            import pandas
-        except ImportError as exc:
-            raise ImportError("to_pandas() needs pandas: pip install pandas") from exc
-        return pandas.DataFrame(self.rows, columns=self.columns)
-
-    def __repr__(self) -> str:
-        cut = ", truncated" if self.truncated else ""
-        return f"<SqlResult {len(self.rows)} rows × {len(self.columns)} columns{cut}: {', '.join(self.columns)}>"
-
-    def _repr_html_(self) -> str:
-        return table_html(self.columns, self.rows, repr(self)[1:-1])

@@ -67,6 +67,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--home", type=Path, required=True, help="an existing doiget library")
     parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument("--only", nargs="+", choices=["help", "search", "mcp"], help="which pairs to run")
     args = parser.parse_args()
     env = {**os.environ, "DOIGET_HOME": str(args.home)}
     doiget = [sys.executable, "-m", "doiget.cli"]
@@ -75,14 +76,17 @@ def main() -> None:
         bare.write_text(BARE_SERVER)
         raw = Path(work) / "raw_search.py"
         raw.write_text(RAW_SEARCH)
-        results = paired({
+        pairs = {
             "doiget --help": (lambda: run([*doiget, "--help"], env), lambda: run([sys.executable, "-c", "pass"], env)),
             "doiget search": (lambda: run([*doiget, "search", QUERY], env),
                               lambda: run([sys.executable, str(raw), str(args.home / "library.sqlite3"),
                                            '"protein" "folding"'], env)),
             "MCP start": (lambda: child_cpu(lambda: serve_and_list([*doiget, "serve"], env)),
                           lambda: child_cpu(lambda: serve_and_list([sys.executable, str(bare)], env))),
-        }, args.rounds)
+        }
+        chosen = {"help": "doiget --help", "search": "doiget search", "mcp": "MCP start"}
+        results = paired({name: pair for name, pair in pairs.items()
+                          if not args.only or name in {chosen[o] for o in args.only}}, args.rounds)
     goals = {"doiget --help": (5.0, "python -c pass"), "doiget search": (6.0, "python+sqlite3 script, same query"),
              "MCP start": (1.15, "bare one-tool SDK server")}
     print("| goal | doiget | anchor | ratio | target | |\n|---|---|---|---|---|---|")

@@ -170,25 +170,30 @@ def upstream(https_server, client_ca, monkeypatch):
 
 
 def test_check_retractions_asks_afresh_and_stores(tmp_path, upstream):
+    arxiv_doi = "10.48550/arxiv.1707.08567"
+    upstream.route(openalex_path(arxiv_doi), Reply(404, (UPSTREAM / "openalex/works_doi_not_found_404.html").read_bytes(),
+                                                   {"Content-Type": "text/html"}))
     with open_library(tmp_path / "lib") as lib:
         lib.resolve(PNAS_DOI)
         assert status_of(lib.info(f"doi:{PNAS_DOI}").updates) == "corrected"  # stored by resolve already
         lib.resolve(XGEN_DOI)
         lib.add(Work(arxiv="1707.08567", title="No DOI here"))
+        lib.add(Work(title="An imported PDF without identifiers"))
         before = len(upstream.seen)
         seen: list[tuple[int, int]] = []
         result = lib.check_retractions(progress=lambda done, total, _r: seen.append((done, total)))
         asked = [s.path for s in upstream.seen[before:]]
-        assert asked == [crossref_path(PNAS_DOI), openalex_path(PNAS_DOI),
-                         crossref_path(XGEN_DOI), openalex_path(XGEN_DOI)]  # not from the response cache
-        assert seen == [(1, 2), (2, 2)]
-        by_ref = {r.ref: r for r in result.results}
-        assert by_ref[f"doi:{PNAS_DOI}"].ok and by_ref[f"doi:{PNAS_DOI}"].status == "corrected"
-        assert by_ref[f"doi:{PNAS_DOI}"].checked == ["crossref", "openalex"]
-        xgen = by_ref[f"doi:{XGEN_DOI}"]  # Crossref 404 (not registered there), OpenAlex answers
+        assert asked == [crossref_path(PNAS_DOI), openalex_path(PNAS_DOI), crossref_path(XGEN_DOI),
+                         openalex_path(XGEN_DOI), openalex_path(arxiv_doi)]  # not from the response cache
+        assert seen == [(1, 4), (2, 4), (3, 4), (4, 4)]
+        pnas, xgen, preprint, bare = result.results
+        assert pnas.ok and pnas.status == "corrected" and pnas.checked == ["crossref", "openalex"]
+        # Crossref 404 (not registered there), OpenAlex answers: checked, no notice
         assert xgen.ok and xgen.checked == ["openalex"] and xgen.status is None
-        assert result.summary.as_json() == {"total": 2, "ok": 2, "errors": 0, "by_status": {"corrected": 1, "none": 1},
-                                     "by_error": {}}
+        assert not preprint.ok and preprint.ref == "arxiv:1707.08567" and preprint.error.code == "NOT_FOUND"
+        assert not bare.ok and bare.error.code == "INVALID_REF"
+        assert result.summary.as_json() == {"total": 4, "ok": 2, "errors": 2, "by_status": {"corrected": 1, "none": 1},
+                                     "by_error": {"NOT_FOUND": 1, "INVALID_REF": 1}}
         checks = lib.sql("SELECT e.doi, c.source FROM update_checks c JOIN entries e ON e.id = c.entry_id "
                          "ORDER BY e.doi, c.source")
         assert [tuple(r) for r in checks.rows] == [(XGEN_DOI, "openalex"), (PNAS_DOI, "crossref"),
@@ -198,16 +203,14 @@ def test_check_retractions_asks_afresh_and_stores(tmp_path, upstream):
 def test_check_retractions_reports_failures(tmp_path, upstream):
     with open_library(tmp_path / "lib") as lib:
         lib.resolve(PNAS_DOI)
-        lib.add(Work(arxiv="1707.08567", title="No DOI here"))
         upstream.route(crossref_path(PNAS_DOI), Reply(500, b"upstream trouble"))
-        result = lib.check_retractions([f"doi:{PNAS_DOI}", "arxiv:1707.08567"])
-        failed, no_doi = sorted(result.results, key=lambda r: r.ref or "", reverse=True)
+        result = lib.check_retractions([f"doi:{PNAS_DOI}"])
+        failed, = result.results
         assert not failed.ok and failed.error.message.startswith("crossref:")
         assert failed.checked == ["openalex"]  # what OpenAlex said is stored all the same
-        assert not no_doi.ok and no_doi.error.code == "INVALID_REF"
-        assert result.summary.errors == 2
-        assert lib.info(f"doi:{PNAS_DOI}").updates == [n for n in lib.info(f"doi:{PNAS_DOI}").updates
-                                                        if n.source == "crossref"]  # Crossref's kept
+        assert result.summary.errors == 1
+        # Crossref's correction, read when the paper was resolved, is kept: Crossref was not heard this time
+        assert [(n.source, n.kind) for n in lib.info(f"doi:{PNAS_DOI}").updates] == [("crossref", "correction")]
 
 
 def test_cli_check_retractions(tmp_path, upstream):

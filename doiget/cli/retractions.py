@@ -39,4 +39,4 @@ def register(command: Command) -> None:
     """Add ``check-retractions`` through ``command(name, handler, render, help)``."""
     p = command("check-retractions", cmd_check_retractions, _render,
                 "ask Crossref and OpenAlex afresh for retraction/correction notices of the library's papers")
-    p.add_argument("refs", nargs="*", metavar="REF", help="papers to check (default: every paper with a DOI)")
+    p.add_argument("refs", nargs="*", metavar="REF", help="papers to check (default: every paper; one without a DOI is asked of OpenAlex only)")

@@ -32,13 +32,13 @@ from doiget.formats.ris import to_ris
 from doiget.formats.keys import citation_key, unique_key
 from doiget.identity import Side, decide
 from doiget.models import ID_FIELDS, Entry, Work
-from doiget.services import checks, entries, retractions
+from doiget.services import checks, retractions, searching
 from doiget.services.session import Session
 from doiget.store import bulk, citekeys
 from doiget.store import dedupe as dedupe_store
 from doiget.store import entries as entry_store
 from doiget.store import organise as organise_store
-from doiget.store import search as search_store
+from doiget.store import selects
 from doiget.store.names import name_signature, roles
 from doiget.store.store import Store
 from doiget.text import ascii_fold
@@ -67,7 +67,7 @@ def render(works: Sequence[Work], format: str) -> str | list[dict[str, Any]]:
 def select_ids(conn: Connection, candidates: list[int] | None, tag: str | None, collection: str | None) -> list[int]:
     """Ids of the non-stub entries among ``candidates`` (every entry if None) that carry ``tag`` and
     belong to ``collection``; in ``candidates`` order, else oldest first."""
-    ids = search_store.entry_ids(conn, {"tag": tag, "collection": collection}, stubs=False)
+    ids = selects.entry_ids(conn, {"tag": tag, "collection": collection}, stubs=False)
     if candidates is None:
         return list(ids)
     found = set(ids)
@@ -438,7 +438,7 @@ def export(lib: Session, format: str = "bibtex", refs: list[checks.RefLike] | No
     check_format(format)
     tag = checks.optional_name(tag, "tag")
     collection = checks.optional_name(collection, "collection")
-    candidates = ([hit.id for hit in entries.search(lib, query, 100, tag=tag, collection=collection)]
+    candidates = ([hit.id for hit in searching.search(lib, query, 100, tag=tag, collection=collection)]
                   if query else None)
     with lib.store.read() as conn:
         if refs is not None:

@@ -41,7 +41,7 @@ def bounded_int(value: Any, what: str, low: int, high: int) -> int:
 
 def entry_filters(*, year_from: int | None = None, year_to: int | None = None, tag: str | None = None,
                   collection: str | None = None, has_pdf: bool | None = None) -> dict[str, Any]:
-    """Validated entry filters (see :func:`doiget.store.entries.filter_clauses`)."""
+    """Validated entry filters (see :func:`doiget.store.filters.filter_clauses`)."""
     return {"year_from": None if year_from is None else bounded_int(year_from, "year_from", 0, limits.MAX_YEAR),
             "year_to": None if year_to is None else bounded_int(year_to, "year_to", 0, limits.MAX_YEAR),
             "tag": optional_name(tag, "tag"),

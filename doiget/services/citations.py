@@ -14,7 +14,7 @@ from doiget.models import Entry
 from doiget.net import crossref
 from doiget.net.base import Http
 from doiget.store import entries as entry_store
-from doiget.store import search as search_store
+from doiget.store import selects
 from doiget.store.fts import compile_query
 from doiget.sanitize import query_text
 from doiget.services.checks import bounded_int
@@ -70,11 +70,11 @@ def resolve(store: Store, http: Callable[[], Http] | None, citation: str, limit:
 def _local_pool(conn: Connection, citation: str) -> list[Entry]:
     words = list(dict.fromkeys(tokens(citation)))[:MAX_QUERY_TOKENS]
     match = compile_query(" OR ".join(words), ())
-    return entry_store.load(conn, search_store.local_pool(conn, match, LOCAL_POOL))
+    return entry_store.load(conn, selects.local_pool(conn, match, LOCAL_POOL))
 
 
 def _held(conn: Connection, dois: list[str]) -> dict[str, Entry]:
-    return {entry.doi: entry for entry in entry_store.load(conn, search_store.ids_by_doi(conn, dois))}
+    return {entry.doi: entry for entry in entry_store.load(conn, selects.ids_by_doi(conn, dois))}
 
 
 def _answer(citation: str, candidates: list[Candidate], source: str) -> dict[str, Any]:

@@ -21,7 +21,7 @@ from doiget.net import openalex
 from doiget.net.base import Http
 from doiget.store import citations as citation_store
 from doiget.store import entries as entry_store
-from doiget.store import search as search_store
+from doiget.store import selects
 from doiget.store.citations import Direction, Expansion
 from doiget.store.store import Store
 
@@ -59,7 +59,7 @@ class Expander:
 
     def run(self, ref: Ref, directions: tuple[Direction, ...], depth: int) -> dict[str, Any]:
         with self.store.read() as conn:
-            entries_before = search_store.entry_count(conn)
+            entries_before = selects.entry_count(conn)
         seed = self._seed(ref)
         self.reached[seed] = 0
         frontier, reason, error = [seed], None, None
@@ -75,7 +75,7 @@ class Expander:
         except DoigetError as exc:  # an upstream failure keeps what was learned so far
             reason, error = "upstream_error", exc.to_dict()
         with self.store.read() as conn:
-            nodes_added = search_store.entry_count(conn) - entries_before
+            nodes_added = selects.entry_count(conn) - entries_before
             edges = citation_store.edges_among(conn, list(self.reached))
         result = {"seed": seed, "reached": self.reached, "nodes": len(self.reached), "edges": edges,
                   "nodes_added": nodes_added, "edges_added": self.edges_added, "requests_made": self.requests,
@@ -89,7 +89,7 @@ class Expander:
         """The seed's entry id, after learning its OpenAlex record if the library lacks the W id."""
         with self.store.read() as conn:
             found = entry_store.find_id(conn, ref)
-            known = search_store.openalex_id(conn, found)
+            known = selects.openalex_id(conn, found)
         if found is not None and known:
             return found
         work = self._request(lambda http: openalex.work(http, ref))
@@ -103,7 +103,7 @@ class Expander:
         a call the node cap cut short makes no request."""
         with self.store.read() as conn:
             stored = citation_store.expansion(conn, node, direction)
-            wid = search_store.openalex_id(conn, node)
+            wid = selects.openalex_id(conn, node)
             local = citation_store.neighbours(conn, node, direction) if stored else []
         state = stored or Expansion("*", False, 0, None)
         found = self._reach(local, hop)

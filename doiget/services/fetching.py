@@ -34,11 +34,11 @@ from doiget.store import citations as citation_store
 from doiget.store.store import DB_NAME
 
 log = logging.getLogger(__name__)
-MAX_BATCH = 100
+MAX_BATCH = limits.MAX_BATCH
 BATCH_WORKERS = 8  # threads only overlap waits; the process-wide throttle still paces every request
-MAX_QUERY = 1000
-MAX_FILTERS = 20
-MAX_CURSOR = 2000
+MAX_QUERY = limits.MAX_PAPER_QUERY
+MAX_FILTERS = limits.MAX_PAPER_FILTERS
+MAX_CURSOR = limits.MAX_PAPER_CURSOR
 MAX_PER_PAGE = limits.MAX_PER_PAGE
 _FILTER_KEY = re.compile(r"^[a-z][a-z0-9_.]{0,99}$")
 Progress = Callable[[int, int, dict[str, Any]], None]

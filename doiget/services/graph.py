@@ -16,7 +16,7 @@ from doiget.errors import DoigetError, ErrorCode
 from doiget.services import checks
 from doiget.services.session import Session
 from doiget.store import entries as entry_store
-from doiget.store import search as search_store
+from doiget.store import selects
 from doiget.store import citations as citation_store
 from doiget.store.store import Store
 
@@ -60,7 +60,7 @@ def seed_ids(conn: Connection, ids: Iterable[int], tag: str | None = None, colle
     seeds = list(ids)
     for key, name in (("tag", tag), ("collection", collection)):
         if name is not None:
-            seeds += search_store.entry_ids(conn, {key: name})
+            seeds += selects.entry_ids(conn, {key: name})
     seeds = list(dict.fromkeys(seeds))
     if not seeds:
         raise DoigetError(ErrorCode.INVALID_INPUT, "no seed papers: give refs, or a tag or collection that has entries")

@@ -21,6 +21,7 @@ from doiget.services import artefacts, entries
 from doiget.services.checks import RefLike, bounded_int, entry_filters, entry_ref
 from doiget.services.session import Session
 from doiget.store import entries as entry_store
+from doiget.store.filters import filter_clauses
 from doiget.store.fts import compile_query
 
 
@@ -74,7 +75,7 @@ def search_text(lib: Session, query: str, limit: int = 20, *, ref: RefLike | Non
     filters = entry_filters(year_from=year_from, year_to=year_to, tag=tag, collection=collection)
     with lib.store.query("the full-text search") as conn:
         entry_id = None if ref is None else entry_store.require_id(conn, entry_ref(ref))
-        clauses, params = entry_store.filter_clauses(**filters, entry_id=entry_id)
+        clauses, params = filter_clauses(**filters, entry_id=entry_id)
         return fulltext_search.search_chunks(conn, match, limit, clauses, params)
 
 

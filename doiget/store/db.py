@@ -3,30 +3,47 @@
 Two engines share one file: ``reader`` opens deferred transactions (WAL readers never block),
 ``writer`` opens ``BEGIN IMMEDIATE`` so concurrent writers queue on the busy timeout instead of
 failing with "database is locked" when a read transaction tries to upgrade. ``open_readonly``
-opens the file with ``mode=ro`` for user SQL.
+opens the file with ``mode=ro`` for user SQL. ``connect`` opens a plain sqlite3 connection set up the
+same way, for the search path (no SQLAlchemy: this module imports it only when an engine is made).
 """
 from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from sqlalchemy import Engine, create_engine, event
+if TYPE_CHECKING:
+    from sqlalchemy import Engine
 
 BUSY_TIMEOUT_MS = 30_000
 
 
+def _configure(dbapi_conn: sqlite3.Connection) -> None:
+    dbapi_conn.isolation_level = None  # we emit BEGIN ourselves (pysqlite's own is deferred)
+    cursor = dbapi_conn.cursor()
+    cursor.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+    cursor.execute("PRAGMA foreign_keys = ON")
+    cursor.execute("PRAGMA synchronous = NORMAL")
+    cursor.close()
+
+
+def connect(path: Path) -> sqlite3.Connection:
+    """A plain sqlite3 connection to the store file, set up as the engines' connections are (autocommit
+    mode: the caller emits BEGIN). It may be closed from another thread than the one using it."""
+    conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False)
+    _configure(conn)
+    return conn
+
+
 def _engine(url: str, *, begin: str) -> Engine:
+    from sqlalchemy import create_engine, event
+
     # Pooled: a fresh connection costs ~1 ms of schema reading, more than a typical search.
     engine = create_engine(url, connect_args={"timeout": BUSY_TIMEOUT_MS / 1000})
 
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_conn: sqlite3.Connection, _record: object) -> None:
-        dbapi_conn.isolation_level = None  # we emit BEGIN ourselves (pysqlite's own is deferred)
-        cursor = dbapi_conn.cursor()
-        cursor.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-        cursor.execute("PRAGMA foreign_keys = ON")
-        cursor.execute("PRAGMA synchronous = NORMAL")
-        cursor.close()
+        _configure(dbapi_conn)
 
     @event.listens_for(engine, "begin")
     def _on_begin(conn) -> None:
@@ -49,6 +66,8 @@ def open_engines(path: Path) -> tuple[Engine, Engine]:
 
 def open_readonly(path: Path) -> Engine:
     """An engine whose connections cannot write: the file is opened with ``mode=ro``."""
+    from sqlalchemy import event
+
     url = f"sqlite:///file:{path}?mode=ro&uri=true"
     engine = _engine(url, begin="BEGIN")
 

@@ -12,12 +12,12 @@ import sqlite3
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
-
-from sqlalchemy import Connection
-from sqlalchemy.exc import DBAPIError
+from typing import TYPE_CHECKING, Any
 
 from doiget.errors import DoigetError, ErrorCode
+
+if TYPE_CHECKING:
+    from sqlalchemy import Connection
 
 DEFAULT_SECONDS = 5.0
 CONFIG_KEY = "query_time_limit"
@@ -45,7 +45,7 @@ def time_limit(conn: Connection | sqlite3.Connection, seconds: float, what: str,
     longest = raw.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, MAX_VALUE_BYTES if cap_values else -1)
     try:
         yield
-    except (DBAPIError, sqlite3.OperationalError) as exc:
+    except Exception as exc:  # sqlite3's error, or SQLAlchemy's wrapping it (not imported on the search path)
         if _interrupted(exc):
             raise timeout_error(what, seconds) from exc
         raise
@@ -61,5 +61,7 @@ def timeout_error(what: str, seconds: float) -> DoigetError:
 
 
 def _interrupted(exc: BaseException) -> bool:
-    orig = getattr(exc, "orig", exc)
+    orig = getattr(exc, "orig", exc)  # SQLAlchemy's DBAPIError wraps the driver's error
+    if not isinstance(orig, sqlite3.Error):
+        return False
     return getattr(orig, "sqlite_errorcode", None) == sqlite3.SQLITE_INTERRUPT or "interrupted" in str(orig)

@@ -11,8 +11,6 @@ import errno
 import sqlite3
 from pathlib import Path
 
-from sqlalchemy.exc import DBAPIError
-
 from doiget.errors import DoigetError, ErrorCode
 
 _ADVICE = {
@@ -36,7 +34,7 @@ _ERRNO = {errno.ENOSPC: "full", errno.EDQUOT: "full", errno.EROFS: "read_only", 
 
 def classify(exc: BaseException) -> str | None:
     """Which store failure ``exc`` is (a key of the advice table), or None if it is none."""
-    orig = exc.orig if isinstance(exc, DBAPIError) else exc
+    orig = getattr(exc, "orig", exc)  # SQLAlchemy's DBAPIError wraps the driver's error
     if isinstance(orig, sqlite3.Error):
         code = getattr(orig, "sqlite_errorcode", None)
         return _SQLITE.get(code & 0xFF) if code is not None else None

@@ -2,11 +2,12 @@
 from __future__ import annotations
 
 import importlib.util
+import sqlite3
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from sqlalchemy import Engine, text
-from sqlalchemy.exc import OperationalError
-
+if TYPE_CHECKING:
+    from sqlalchemy import Engine
 
 
 def _migrations_dir() -> Path:
@@ -37,31 +38,40 @@ def script_head() -> str:
     return ScriptDirectory.from_config(alembic_config()).get_current_head()
 
 
-def current_revision(engine: Engine) -> str | None:
-    """The store's revision, or None for a store that has never been migrated."""
-    try:
-        with engine.connect() as conn:
-            return conn.execute(text("SELECT version_num FROM alembic_version")).scalar()
-    except OperationalError:
+def current_revision(path: Path) -> str | None:
+    """The revision of the store file at ``path`` (plain sqlite3: no SQLAlchemy or Alembic import), or
+    None for a store that has never been migrated (or does not exist yet)."""
+    if not path.is_file():
         return None
+    conn = sqlite3.connect(path, timeout=30)
+    try:
+        return conn.execute("SELECT version_num FROM alembic_version").fetchone()[0]
+    except sqlite3.OperationalError as exc:
+        if "no such table" in str(exc):
+            return None
+        raise
+    except TypeError:  # the table is there but empty
+        return None
+    finally:
+        conn.close()
 
 
-def upgrade(engine: Engine) -> tuple[str | None, str]:
-    """Bring the store to HEAD; returns (revision before, revision after). Cheap when already current."""
-    before = current_revision(engine)
-    if before != HEAD:
-        from alembic import command
+def upgrade(engine: Engine) -> str:
+    """Bring the store to HEAD with Alembic (imported here: a current store never needs it); returns the
+    revision after."""
+    from alembic import command
+    from sqlalchemy import text
 
-        config = alembic_config()
-        with engine.connect() as conn:
-            # Table rebuilds (SQLite's ALTER TABLE recipe, and Alembic's batch mode) need foreign-key
-            # enforcement off, which SQLite only lets a connection change outside a transaction.
-            raw = conn.connection.dbapi_connection
-            raw.execute("PRAGMA foreign_keys = OFF")
-            try:
-                with conn.begin():
-                    config.attributes["connection"] = conn
-                    command.upgrade(config, "head")
-            finally:
-                raw.execute("PRAGMA foreign_keys = ON")
-    return before, current_revision(engine)
+    config = alembic_config()
+    with engine.connect() as conn:
+        # Table rebuilds (SQLite's ALTER TABLE recipe, and Alembic's batch mode) need foreign-key
+        # enforcement off, which SQLite only lets a connection change outside a transaction.
+        raw = conn.connection.dbapi_connection
+        raw.execute("PRAGMA foreign_keys = OFF")
+        try:
+            with conn.begin():
+                config.attributes["connection"] = conn
+                command.upgrade(config, "head")
+        finally:
+            raw.execute("PRAGMA foreign_keys = ON")
+        return conn.execute(text("SELECT version_num FROM alembic_version")).scalar()

@@ -1,11 +1,11 @@
-"""Entry search (the bm25 top page of ``entries_fts`` and what each hit shows, in two queries) and the
-other reads that select entries: recent, by filter, by DOI, the citation matcher's pool.
+"""Entry search: the bm25 top page of ``entries_fts`` and what each hit shows, in one or two queries.
 
 Per matching row only the rank is computed (bm25 with the column weights, the stub filter as a
 lookup in the small set of stub ids); snippets, summaries and the join to ``entries`` are done for
 the returned page only. A query whose matches all fit on the page (counted, stopping one past it)
-is ranked and shown in one pass. Runs on the raw sqlite3 connection: at these sizes SQLAlchemy's
-statement and result handling costs more than the query.
+is ranked and shown in one pass: a second walk over the matches costs more than the count. Runs on a
+plain sqlite3 connection, kept open, so sqlite3's statement cache prepares each statement once; no
+SQLAlchemy is imported here (the search path of the CLI and the MCP server needs none).
 
 Very common terms: ranking every row that holds a word found in most of the library is what makes
 such a query slow (bm25 costs ~3 µs per row; merely walking the term's row list ~0.1 µs). A query
@@ -25,10 +25,8 @@ import sqlite3
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import Connection, bindparam, text
-
+from doiget.notices import status_of_kinds
 from doiget.present import label
-from doiget.store import entries as entry_store
 
 ENTRY_FTS_COLUMNS = ("title", "abstract", "authors", "venue", "year", "tags", "notes")
 # bm25 column weights, in ENTRY_FTS_COLUMNS order: a title hit counts most.
@@ -128,40 +126,14 @@ def _shown(row: Sequence[Any], entry_id: int, id_fields: Sequence[str]) -> dict[
             "tags": tags.split(_SEP) if tags else [], "has_pdf": bool(has_pdf), "snippet": snippet}
 
 
-def recent_ids(conn: Connection, n: int) -> list[int]:
-    """The ``n`` most recently added non-stub entries, newest first."""
-    return list(conn.execute(text("SELECT id FROM entries WHERE is_stub = 0 ORDER BY created_at DESC, id DESC "
-                                  "LIMIT :n"), {"n": n}).scalars())
-
-
-def entry_ids(conn: Connection, filters: dict[str, Any], *, stubs: bool = True) -> list[int]:
-    """Ids of the entries matching ``filters`` (see :func:`doiget.store.entries.filter_clauses`), oldest
-    first; without stubs when ``stubs`` is False."""
-    clauses, params = entry_store.filter_clauses(**filters)
-    clauses = ([] if stubs else ["e.is_stub = 0"]) + clauses
-    where = f"WHERE {' AND '.join(clauses)} " if clauses else ""
-    return list(conn.execute(text(f"SELECT e.id FROM entries e {where}ORDER BY e.id"), params).scalars())
-
-
-def local_pool(conn: Connection, match: str, limit: int) -> list[int]:
-    """Ids of the non-stub entries best matching the compiled FTS ``match`` (plain bm25), best first."""
-    return list(conn.execute(text("SELECT e.id FROM entries_fts JOIN entries e ON e.id = entries_fts.rowid "
-                                  "WHERE entries_fts MATCH :m AND e.is_stub = 0 ORDER BY bm25(entries_fts) LIMIT :n"),
-                             {"m": match, "n": limit}).scalars())
-
-
-def ids_by_doi(conn: Connection, dois: list[str]) -> list[int]:
-    """Ids of the non-stub entries carrying any of ``dois``."""
-    if not dois:
-        return []
-    return list(conn.execute(text("SELECT id FROM entries WHERE doi IN :d AND is_stub = 0").bindparams(
-        bindparam("d", expanding=True)), {"d": dois}).scalars())
-
-
-def entry_count(conn: Connection) -> int:
-    return conn.execute(text("SELECT count(*) FROM entries")).scalar_one()
-
-
-def openalex_id(conn: Connection, entry_id: int) -> str | None:
-    """The OpenAlex work id the entry carries, or None."""
-    return conn.execute(text("SELECT openalex FROM entries WHERE id = :e"), {"e": entry_id}).scalar()
+def statuses(conn: sqlite3.Connection, entry_ids: list[int]) -> dict[int, str]:
+    """Each entry's update status (retracted, corrected, ...) for the entries that have one: one small
+    indexed query on the search's connection (the notices are in ``entry_updates``, store/updates.py)."""
+    if not entry_ids:
+        return {}
+    kinds: dict[int, set[str]] = {}
+    marks = ", ".join("?" * len(entry_ids))
+    for entry_id, kind in conn.execute("SELECT entry_id, kind FROM entry_updates WHERE direction = 'updated-by' "
+                                       f"AND entry_id IN ({marks})", entry_ids):
+        kinds.setdefault(entry_id, set()).add(kind)
+    return {entry_id: status_of_kinds(found) for entry_id, found in kinds.items()}

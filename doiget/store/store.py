@@ -2,20 +2,21 @@
 from __future__ import annotations
 
 import sqlite3
+import threading
 from contextlib import contextmanager
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
-
-from sqlalchemy import Connection
-from sqlalchemy.exc import DBAPIError
+from typing import TYPE_CHECKING
 
 from doiget.errors import DoigetError, ErrorCode
 from doiget.store import migrate
 from doiget.store.blobs import BlobStore
-from doiget.store.db import open_engines, open_readonly
 from doiget.store.deadline import DEFAULT_SECONDS, time_limit
 from doiget.store.failures import foreign_database, store_error
+
+if TYPE_CHECKING:
+    from sqlalchemy import Connection, Engine
 
 DB_NAME = "library.sqlite3"
 
@@ -26,7 +27,11 @@ def now() -> str:
 
 
 class Store:
-    """One library on disk. ``read()`` and ``write()`` yield connections inside a transaction."""
+    """One library on disk. ``read()`` and ``write()`` yield connections inside a transaction.
+
+    Opening a library that is already at the head revision reads its revision with plain sqlite3 and
+    imports neither SQLAlchemy nor Alembic; the SQLAlchemy engines are made on first use, and the
+    search path (:meth:`query_raw`) never needs them."""
 
     def __init__(self, home: Path, *, query_seconds: float = DEFAULT_SECONDS) -> None:
         self.home = home
@@ -39,15 +44,42 @@ class Store:
         refused = foreign_database(self.path)
         if refused is not None:
             raise refused
+        self._engines: tuple[Engine, Engine] | None = None
+        self._readonly = None
+        self._lock = threading.Lock()
+        self._raw = threading.local()  # each thread's own sqlite3 connection for query_raw
+        self._raw_all: list[sqlite3.Connection] = []
         try:
             home.mkdir(parents=True, exist_ok=True)
-            self.reader, self.writer = open_engines(self.path)
-            self.revision_before, self.revision = migrate.upgrade(self.writer)
-        except (OSError, sqlite3.Error, DBAPIError) as exc:
-            raise store_error(self.path, exc, "open the library at") or DoigetError(
-                ErrorCode.STORE_ERROR, f"cannot open the library at {home}: {exc}", path=str(self.path)) from exc
+            self.revision_before = migrate.current_revision(self.path)
+            self.revision = self.revision_before
+            if self.revision_before != migrate.HEAD:
+                self.revision = migrate.upgrade(self.writer)
+        except Exception as exc:  # noqa: BLE001 - OS, sqlite3 and SQLAlchemy errors alike are classified
+            error = store_error(self.path, exc, "open the library at")
+            if error is None and not isinstance(exc, (OSError, sqlite3.Error)) and not hasattr(exc, "orig"):
+                raise
+            raise error or DoigetError(ErrorCode.STORE_ERROR, f"cannot open the library at {home}: {exc}",
+                                       path=str(self.path)) from exc
         self.blobs = BlobStore(home / "blobs")
-        self._readonly = None
+
+    @property
+    def reader(self) -> Engine:
+        """The SQLAlchemy engine for reads (deferred transactions), made on first use."""
+        return self._open_engines()[0]
+
+    @property
+    def writer(self) -> Engine:
+        """The SQLAlchemy engine for writes (``BEGIN IMMEDIATE``), made on first use."""
+        return self._open_engines()[1]
+
+    def _open_engines(self) -> tuple[Engine, Engine]:
+        with self._lock:
+            if self._engines is None:
+                from doiget.store.db import open_engines  # imports SQLAlchemy
+
+                self._engines = open_engines(self.path)
+            return self._engines
 
     @contextmanager
     def read(self) -> Iterator[Connection]:
@@ -63,11 +95,11 @@ class Store:
 
     @contextmanager
     def query_raw(self, what: str) -> Iterator[sqlite3.Connection]:
-        """:meth:`query` on the pooled reader's own sqlite3 connection, for hot read paths (search)
-        where SQLAlchemy's statement and result handling costs more than the query."""
-        pooled = self.reader.raw_connection()
+        """:meth:`query` on a plain sqlite3 connection of this thread's own, for hot read paths (search)
+        where SQLAlchemy's pool, statement and result handling cost more than the query. The
+        connection is kept, so sqlite3's statement cache prepares each search statement once."""
+        conn = getattr(self._raw, "conn", None) or self._raw_connection()
         try:
-            conn = pooled.driver_connection
             with time_limit(conn, self.query_seconds, what):
                 conn.execute("BEGIN")
                 try:
@@ -75,8 +107,19 @@ class Store:
                 finally:
                     if conn.in_transaction:  # an interrupted statement may have ended it
                         conn.execute("COMMIT")
-        finally:
-            pooled.close()
+        except sqlite3.Error as exc:
+            error = store_error(self.path, exc, "read")
+            if error is None:
+                raise
+            raise error from exc
+
+    def _raw_connection(self) -> sqlite3.Connection:
+        from doiget.store.db import connect
+
+        conn = self._raw.conn = connect(self.path)
+        with self._lock:
+            self._raw_all.append(conn)
+        return conn
 
     @contextmanager
     def write(self) -> Iterator[Connection]:
@@ -90,7 +133,7 @@ class Store:
         """Raise the database's and the disk's failures as STORE_ERROR naming this library."""
         try:
             yield
-        except (DBAPIError, OSError) as exc:
+        except Exception as exc:  # noqa: BLE001 - only the store failures store_error classifies are turned
             error = store_error(self.path, exc, doing)
             if error is None:
                 raise
@@ -99,10 +142,17 @@ class Store:
     def readonly(self):
         """An engine whose connections open the file with ``mode=ro`` (for user SQL)."""
         if self._readonly is None:
+            from doiget.store.db import open_readonly
+
             self._readonly = open_readonly(self.path)
         return self._readonly
 
     def close(self) -> None:
-        for engine in (self.reader, self.writer, self._readonly):
+        """Close every connection (the store can still be used afterwards: they reopen on demand)."""
+        with self._lock:
+            raw, self._raw_all, self._raw = self._raw_all, [], threading.local()
+        for conn in raw:
+            conn.close()
+        for engine in (*(self._engines or ()), self._readonly):
             if engine is not None:
                 engine.dispose()

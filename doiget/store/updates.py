@@ -1,13 +1,13 @@
 """Update notices per entry (``entry_updates``) and when each source was last asked (``update_checks``)."""
 from __future__ import annotations
 
-import sqlite3
 from collections import defaultdict
 from collections.abc import Iterable
 
 from sqlalchemy import Connection, bindparam, text
 
-from doiget.notices import UpdateNotice, status_of_kinds
+from doiget.models import ID_FIELDS
+from doiget.notices import UpdateNotice
 from doiget.store.store import now
 
 # The sources whose records state update notices; a work from one of them replaces what that source
@@ -53,24 +53,12 @@ def load(conn: Connection, entry_ids: list[int]) -> dict[int, list[UpdateNotice]
     return found
 
 
-def statuses(conn: sqlite3.Connection, entry_ids: list[int]) -> dict[int, str]:
-    """Each entry's update status (retracted, corrected, ...) for the entries that have one; on the raw
-    connection of a search (``Store.query_raw``), where it adds one small indexed query."""
-    kinds: dict[int, set[str]] = defaultdict(set)
-    marks = ", ".join("?" * len(entry_ids))
-    for entry_id, kind in conn.execute("SELECT entry_id, kind FROM entry_updates WHERE direction = 'updated-by' "
-                                       f"AND entry_id IN ({marks})", entry_ids):
-        kinds[entry_id].add(kind)
-    return {entry_id: status_of_kinds(found) for entry_id, found in kinds.items()}
-
-
-def dois(conn: Connection, entry_ids: list[int] | None) -> list[tuple[int, str]]:
-    """(entry id, DOI) of the given entries (all when None) that have a DOI, in id order."""
-    if entry_ids is None:
-        return [tuple(r) for r in conn.execute(text("SELECT id, doi FROM entries WHERE doi IS NOT NULL "
-                                                    "AND is_stub = 0 ORDER BY id"))]
-    return [tuple(r) for r in _in(conn, "SELECT id, doi FROM entries WHERE id IN :ids AND doi IS NOT NULL "
-                                        "ORDER BY id", entry_ids)]
+def targets(conn: Connection, entry_ids: list[int] | None) -> list[tuple[int, dict[str, str]]]:
+    """(entry id, its identifiers kind -> id) of the given entries (all non-stub entries when None), in id order."""
+    columns = ", ".join(ID_FIELDS)
+    rows = (conn.execute(text(f"SELECT id, {columns} FROM entries WHERE is_stub = 0 ORDER BY id")) if entry_ids is None
+            else _in(conn, f"SELECT id, {columns} FROM entries WHERE id IN :ids ORDER BY id", entry_ids))
+    return [(row[0], {kind: value for kind, value in zip(ID_FIELDS, row[1:]) if value}) for row in rows]
 
 
 def _in(conn: Connection, sql: str, ids: list[int]):

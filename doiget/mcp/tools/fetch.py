@@ -6,7 +6,6 @@ from typing import Annotated, Any
 from pydantic import Field
 
 from doiget import limits
-from doiget.services import fetching as pipeline
 from doiget.refs import Ref
 from doiget.mcp.tools import shapes
 from doiget.mcp.tools.spec import LibraryAccess, Params, RefArg, RefParams, ToolSpec
@@ -31,17 +30,17 @@ class FetchParams(Params):
 
 
 class BatchParams(Params):
-    refs: Annotated[list[RefArg], Field(min_length=1, max_length=pipeline.MAX_BATCH,
+    refs: Annotated[list[RefArg], Field(min_length=1, max_length=limits.MAX_BATCH,
                                         description="identifiers; duplicates are fetched once")]
     dry_run: DryRun = False
     fulltext: FullText = True
 
 
 class PaperSearchParams(Params):
-    query: Annotated[str | None, Field(max_length=pipeline.MAX_QUERY, description="full-text search words")] = None
+    query: Annotated[str | None, Field(max_length=limits.MAX_PAPER_QUERY, description="full-text search words")] = None
     filters: Annotated[dict[Annotated[str, Field(max_length=100)], Annotated[str, Field(max_length=1000)]],
-                       Field(max_length=pipeline.MAX_FILTERS, description="OpenAlex filters, e.g. {\"publication_year\": \"2020\"}; | is OR")] = {}
-    cursor: Annotated[str | None, Field(max_length=pipeline.MAX_CURSOR,
+                       Field(max_length=limits.MAX_PAPER_FILTERS, description="OpenAlex filters, e.g. {\"publication_year\": \"2020\"}; | is OR")] = {}
+    cursor: Annotated[str | None, Field(max_length=limits.MAX_PAPER_CURSOR,
                                         description="'*' for the first page, then next_cursor")] = "*"
     per_page: Annotated[int, Field(ge=1, le=limits.MAX_PER_PAGE)] = 10
 
@@ -57,25 +56,33 @@ def _batch_rows(batch: Any) -> dict[str, Any]:
 
 
 # ---- handlers -------------------------------------------------------------------------------
+def _pipeline():
+    """The fetch pipeline, for dry runs (imported on first use: it loads the extractors and SQLAlchemy,
+    which starting the server does not need)."""
+    from doiget.services import fetching
+
+    return fetching
+
+
 def _resolve(lib: LibraryAccess, p: RefParams) -> dict[str, Any]:
     return {"entry": entry_dict(lib.get().resolve(p.ref))}
 
 
 def _metadata(lib: LibraryAccess, p: MetadataParams) -> dict[str, Any]:
     if p.dry_run:
-        return shapes.metadata_result(fetch_json(pipeline.planner(lib.config, lib.get)(Ref.parse(p.ref, local=True))))
+        return shapes.metadata_result(fetch_json(_pipeline().planner(lib.config, lib.get)(Ref.parse(p.ref, local=True))))
     return shapes.metadata_result(fetch_json(lib.get().metadata_only(p.ref, include_oa_location=p.include_oa_location)))
 
 
 def _fetch(lib: LibraryAccess, p: FetchParams) -> dict[str, Any]:
     if p.dry_run:
-        return shapes.fetch_result(fetch_json(pipeline.planner(lib.config, lib.get)(Ref.parse(p.ref, local=True))))
+        return shapes.fetch_result(fetch_json(_pipeline().planner(lib.config, lib.get)(Ref.parse(p.ref, local=True))))
     return shapes.fetch_result(fetch_json(lib.get().fetch(p.ref, fulltext=p.fulltext)))
 
 
 def _batch(lib: LibraryAccess, p: BatchParams) -> dict[str, Any]:
     if p.dry_run:
-        return _batch_rows(pipeline.run_batch(p.refs, pipeline.planner(lib.config, lib.get)))
+        return _batch_rows(_pipeline().run_batch(p.refs, _pipeline().planner(lib.config, lib.get)))
     return _batch_rows(lib.get().batch_fetch(p.refs, fulltext=p.fulltext))
 
 
