@@ -311,7 +311,7 @@ class Library:
 
     def import_bibliography(self, text_or_path: str | os.PathLike[str], format: str = "auto",
                             tags: list[str] | None = None,
-                            progress: Callable[[int, int], None] | None = None, *, overwrite: bool = False,
+                            progress: Callable[[int, int | None], None] | None = None, *, overwrite: bool = False,
                             attach_files: bool = False) -> r.ImportReport:
         """Import a CSL-JSON, BibTeX or RIS bibliography: ``str`` is the document itself, a ``Path`` names
         a file. Every record with an identifier or a title becomes an entry, or joins the entry that is
@@ -319,7 +319,8 @@ class Library:
         non-empty fields are never replaced unless ``overwrite``: differences are reported as
         conflicts. ``attach_files`` stores the PDFs the records' ``file`` fields name when those files
         exist (relative paths from the bibliography's folder). Returns counts, a per-record report and
-        ``fetchable`` refs; ``progress(done, total)`` is called after each chunk of entries is written."""
+        ``fetchable`` refs; ``progress(done, total)`` is called after each chunk of entries is written
+        (``total`` is None until the whole input has been read)."""
         from doiget.services import bibliography
 
         return r.ImportReport.model_validate(bibliography.import_document(

@@ -24,6 +24,7 @@ _COLUMNS = {"title": "title", "container-title": "venue", "type": "type", "publi
             "language": "language"}
 _HANDLED = frozenset({*_COLUMNS, "id", "citation-key", "DOI", "PMID", "PMCID", "issued", "keyword", "custom",
                       *CSL_NAME_VARIABLES})
+_ROLES = tuple(sorted(CSL_NAME_VARIABLES - {"author"}))
 _KEY = re.compile(r"^[^\s,{}#%\"'()=\\~]+$")
 
 
@@ -33,10 +34,12 @@ def parse_csl(text: str) -> list[ImportRecord]:
 
 
 def iter_csl(text: str) -> Iterator[ImportRecord]:
-    """The records of :func:`parse_csl` one at a time: an array is decoded item by item, so only the
-    text and the records taken so far are held, never the whole decoded document."""
+    """The records of :func:`parse_csl` one at a time: an array is checked, then decoded item by item, so
+    only the text and the records taken so far are held, never the whole decoded document."""
     text = text.lstrip("\ufeff")
     if text.lstrip(" \t\r\n").startswith("["):
+        for _ in safejson.items(text, "CSL-JSON"):
+            pass  # a syntax error anywhere fails the file before any record is imported
         data: Iterable[Any] = safejson.items(text, "CSL-JSON")
     else:
         data = safejson.loads(text, "CSL-JSON")
@@ -44,8 +47,9 @@ def iter_csl(text: str) -> Iterator[ImportRecord]:
             data = data.get("items", [data])
         if not isinstance(data, list):
             raise DoigetError(ErrorCode.INVALID_INPUT, "CSL-JSON must be an array of items")
+    names: dict[tuple, Author | None] = {}
     for index, item in enumerate(data):
-        yield csl_record(index, item)
+        yield csl_record(index, item, names)
 
 
 def _issued(issued: Any) -> tuple[int | None, str | None, bool]:
@@ -72,12 +76,26 @@ def _rich_text(value: Any) -> str | None:
     return html.unescape(_HTML_TAG.sub("", text)) if text else None
 
 
-def _people(value: Any) -> list[Author]:
-    return [a for a in (csl_author(n) for n in value) if a] if isinstance(value, list) else []
+def _people(value: Any, names: dict[tuple, Author | None]) -> list[Author]:
+    """The names of one role; ``names`` caches them per distinct name object (the records of one file
+    share the Author of a name they spell identically; Authors are never changed in place)."""
+    if not isinstance(value, list):
+        return []
+    people = []
+    for name in value:
+        try:
+            key = tuple(name.items()) if isinstance(name, dict) else None
+            author = names[key] if key in names else names.setdefault(key, csl_author(name))
+        except TypeError:  # a name object holding a list or an object
+            author = csl_author(name)
+        if author:
+            people.append(author)
+    return people
 
 
-def csl_record(index: int, item: Any) -> ImportRecord:
-    """One CSL-JSON item as an :class:`ImportRecord`."""
+def csl_record(index: int, item: Any, names: dict[tuple, Author | None] | None = None) -> ImportRecord:
+    """One CSL-JSON item as an :class:`ImportRecord` (``names``: see :func:`_people`)."""
+    names = {} if names is None else names
     if not isinstance(item, dict):
         return ImportRecord(work=Work(), problems=[f"item {index} is not a JSON object"])
     key = item.get("citation-key") or item.get("id")
@@ -101,10 +119,9 @@ def csl_record(index: int, item: Any) -> ImportRecord:
     for name in ("title", "container-title"):
         if isinstance(item.get(name), str) and _rich_text(item[name]) != clean(item[name]):
             extra[f"{name}-rich"] = item[name]
-    contributors = {role: people for role in sorted(CSL_NAME_VARIABLES - {"author"})
-                    if (people := _people(item.get(role)))}
+    contributors = {role: people for role in _ROLES if role in item and (people := _people(item[role], names))}
     fields: dict[str, Any] = {column: clean(item.get(name)) for name, column in _COLUMNS.items()}
     fields.update(title=_rich_text(item.get("title")), venue=_rich_text(item.get("container-title")),
-                  pages=pages(item.get("page")), authors=_people(item.get("author")), contributors=contributors,
+                  pages=pages(item.get("page")), authors=_people(item.get("author"), names), contributors=contributors,
                   year=year, published=published, citekey=key, extra=extra)
     return make_record(key, fields, ids, keywords(item.get("keyword")), problems + id_problems, inferred)

@@ -5,9 +5,12 @@ inside a band, a left and a right column are read one after the other unless the
 on shared baselines (then it is a table or a form and is read row by row). Running heads and
 footers, page numbers and side stamps are dropped first (:mod:`.pdflayout`). Headings are short
 heading-shaped blocks whose font is notably larger than the page's body text (sizes rank into
-``#``/``##``/``###``), or set in bold at body size (numbering depth gives the level); consecutive
-heading lines of one size make one heading. Line-end hyphens are undone where the document's own
-vocabulary says the word was split, kept where it says the word is a compound (:mod:`.hyphens`).
+``#``/``##``/``###``), or set in bold at body size, or wholly in one of the document's heading fonts
+(:mod:`.pdffonts`; numbering depth gives these two their level); consecutive heading lines of one
+size make one heading. Heading-like text above a caption with no prose between is a figure's label,
+not a heading. Pages are read in one pass each (:mod:`.pdfpage`). Line-end hyphens are undone where
+the document's own vocabulary says the word was split, kept where it says the word is a compound
+(:mod:`.hyphens`).
 """
 from __future__ import annotations
 
@@ -37,7 +40,6 @@ CELL_GAP_FACTOR = 1.5
 BOLD_MIN_RATIO = 0.95
 MAX_BOLD_HEADING_CHARS = 120
 _HEAD_MARK = object()
-
 
 
 @dataclass(slots=True)
@@ -126,7 +128,8 @@ def _page_lines(page: pymupdf.Page) -> _Page:
     blocks = []
     for bbox, lines in pdfpage.page_blocks(page):
         # text at an angle in a side margin: arXiv's stamp, a publisher's notice
-        kept = [line for line in lines if line.upright or not pdflayout.in_side_margin(line.bbox[0], line.bbox[2], width)]
+        kept = [line for line in lines
+                if line.upright or not pdflayout.in_side_margin(line.bbox[0], line.bbox[2], width)]
         if kept:
             blocks.append(_Block(kept, bbox))
     return _Page(blocks, width, page.rect.height)

@@ -20,7 +20,8 @@ _PAGE_NUMBER = re.compile(r"^(?:page\s*)?(?:\d{1,4}|[ivxlc]{1,6})(?:\s*(?:of|/)\
 _NUMBERING = re.compile(r"^(?:(\d{1,2}(?:\.\d{1,2}){0,3})\.?|([IVX]{1,5})\.|([A-H])\.)\s+(?=\S)")
 _WORD = re.compile(r"[^\W\d_]{3,}")
 _FLOAT_LABEL = re.compile(r"^(fig(ure)?|table|scheme|box|supplementary)\b\.?\s*[\dA-Z]", re.I)
-_CAPTION = re.compile(r"^(?:extended data |supplementary )?(?:fig(?:ure)?|table|scheme|chart)\.?\s*S?\d+[a-z]?\s*[.:|\u2013\u2014]", re.I)
+_CAPTION = re.compile(r"^(?:extended data |supplementary )?(?:fig(?:ure)?|table|scheme|chart)\.?\s*S?\d+[a-z]?"
+                      r"\s*[.:|\u2013\u2014]", re.I)
 
 
 def margin_key(text: str) -> str:

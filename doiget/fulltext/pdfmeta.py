@@ -85,13 +85,16 @@ def sniff_document(doc: pymupdf.Document) -> PdfSniff:
     """Identifiers, title and authors of an open PyMuPDF document."""
     info = {k: v for k, v in (doc.metadata or {}).items() if isinstance(v, str)}
     xmp = doc.get_xml_metadata() or ""
-    pages = min(SNIFF_PAGES, doc.page_count)
-    texts = [doc[i].get_text("text").replace(SOFT_HYPHEN, "") for i in range(pages)]
+    import pymupdf
+
+    # one text page per sniffed page serves both the identifiers and the title
+    textpages = [doc[i].get_textpage(flags=pymupdf.TEXT_MEDIABOX_CLIP) for i in range(min(SNIFF_PAGES, doc.page_count))]
+    texts = [textpage.extractText().replace(SOFT_HYPHEN, "") for textpage in textpages]
     metadata = [xmp, info.get("subject", ""), info.get("keywords", "")]
     rejected: list[str] = []
     refs = [r for r in (_best_doi(metadata, texts, rejected), _best_arxiv(metadata + texts),
                         _labelled(texts, _PMID, "pmid"), _labelled(texts, _PMCID, "pmcid")) if r is not None]
-    title = first_page_title(doc[0]) if doc.page_count else None
+    title = first_page_title(textpages[0]) if textpages else None
     if not title:
         meta_title = clean_inline(info.get("title", "")) or _xmp_title(xmp)
         title = meta_title if meta_title and not looks_like_file_name(meta_title) else None
@@ -120,12 +123,10 @@ def looks_like_file_name(title: str) -> bool:
     return len(text) < MIN_TITLE_CHARS or not re.search(r"[A-Za-z]{3}", text) or bool(_FILE_LIKE.search(text))
 
 
-def first_page_title(page: pymupdf.Page) -> str | None:
+def first_page_title(textpage: pymupdf.TextPage) -> str | None:
     """The first page's largest text (consecutive lines of that size), if it reads like a title."""
-    import pymupdf
-
     lines = []
-    for block in page.get_text("dict", flags=pymupdf.TEXT_MEDIABOX_CLIP)["blocks"]:
+    for block in textpage.extractDICT()["blocks"]:
         for line in block.get("lines", ()):
             spans = [s for s in line["spans"] if s["text"].strip()]
             if spans and line.get("dir", (1, 0)) == (1, 0):

@@ -16,7 +16,7 @@ import json
 import os
 import re
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -47,7 +47,7 @@ EXPORT_FORMATS: tuple[str, ...] = ("bibtex", "csl-json", "ris")
 CHUNK_SIZE = 500
 MAX_TAG_LENGTH = 100
 IMPORT_SOURCE = "import"
-Progress = Callable[[int, int], None]
+Progress = Callable[[int, int | None], None]
 
 
 def check_format(format: str) -> str:
@@ -87,12 +87,28 @@ class _Item:
     files: list[str] = field(default_factory=list)
     duplicates: list[int] = field(default_factory=list)
     keys: list[tuple[str, str]] = field(default_factory=list)  # _keys(work), kept current by _group
-    entry_id: int | None = None
+    entry_id: int | None = None  # set once written
     merged: dict[str, Any] | None = None  # how it matched an entry already in the library
+    file_key: str | None = None  # the citation key the file gave it (its entry's key may differ)
 
     def side(self) -> Side:
         return Side(self.work.ids(), self.work.title, self.inferred)
 
+    def retire(self) -> None:
+        """After its chunk is written, keep only what later records of the file are matched against."""
+        self.work = _skeleton(self.work, self.file_key)
+        self.tags = []
+
+
+@dataclass
+class _Late:
+    """A record that is the same work as an item already written (more than a chunk earlier in the file)."""
+
+    index: int  # the record's
+    item: _Item
+    work: Work
+    tags: list[str]
+    alias: str | None  # its own key, kept as an alias of the entry
 
 def import_bibliography(store: Store, text_: str, format: ImportFormat = "auto", tags: Sequence[str] = (),
                         progress: Progress | None = None, overwrite: bool = False) -> dict[str, Any]:
@@ -112,17 +128,34 @@ def _import(store: Store, text_: str, format: ImportFormat, tags: Sequence[str],
             overwrite: bool) -> dict[str, Any]:
     started = time.perf_counter()
     report: list[dict[str, Any]] = []
-    items = _group(iter_bibliography(text_, format), report)
     title_index = _title_index(store)
     tag_ids: dict[str, int] = {}
     with store.read() as conn:
         keys_taken = citekeys.taken(conn)
-    for start in range(0, len(items), CHUNK_SIZE):
+    items: list[_Item] = []
+    pending: list[_Item] = []
+    late: list[_Late] = []
+
+    def flush(last: bool = False) -> None:
         with store.write() as conn:
-            _write_chunk(conn, items[start:start + CHUNK_SIZE], list(tags), title_index, tag_ids, keys_taken,
-                         report, overwrite)
+            _write_chunk(conn, pending, list(tags), title_index, tag_ids, keys_taken, report, overwrite)
+            _write_late(conn, late, tag_ids, report)
+        for item in pending:
+            item.retire()
+        pending.clear()
+        late.clear()
         if progress:
-            progress(min(start + CHUNK_SIZE, len(items)), len(items))
+            progress(len(items), len(items) if last else None)
+
+    for item in _group(iter_bibliography(text_, format), report, late):
+        items.append(item)
+        pending.append(item)
+        if len(pending) + len(late) >= CHUNK_SIZE:
+            flush()
+    if pending or late or not items:
+        flush(last=True)
+    elif progress:
+        progress(len(items), len(items))
     for item in items:
         ref = None if item.keys[0][0] == "title" else str(item.work.primary_ref())
         row = report[item.index]
@@ -167,12 +200,13 @@ def _without(work: Work, kinds: Sequence[str]) -> Work:
     return work.model_copy(update={**{kind: None for kind in moved}, "extra": extra})
 
 
-def _group(records: Iterable[ImportRecord], report: list[dict[str, Any]]) -> list[_Item]:
-    """Items to write, one per distinct work, in file order; appends each record's row to ``report``
-    (skipped records marked there). Records are read one at a time and not kept: only the items are.
-    A record joins an earlier one only when :func:`doiget.identity.decide` says they are one work;
-    an identifier it shares with a record it is not joined to is set aside and reported."""
-    items: list[_Item] = []
+def _group(records: Iterable[ImportRecord], report: list[dict[str, Any]], late: list[_Late]) -> Iterator[_Item]:
+    """The items to write, one per distinct work, yielded in file order as the records are read;
+    appends each record's row to ``report`` (skipped records marked there). A record joins an earlier
+    one only when :func:`doiget.identity.decide` says they are one work; an identifier it shares with a
+    record it is not joined to is set aside and reported. A record joining an item not yet written is
+    merged into it (the first record wins on every field); one joining an item already written goes
+    to ``late``, merged into the entry the same way when the next chunk is written."""
     owner: dict[tuple[str, str], _Item] = {}
     for index, record in enumerate(records):
         report.append(_row(index, record))
@@ -207,18 +241,65 @@ def _group(records: Iterable[ImportRecord], report: list[dict[str, Any]]) -> lis
                     "ids_set_aside": {k: v for k, v in record.work.ids().items() if k in clashing}})
         if target is None:
             item = _Item(index, work, tags, frozenset(record.inferred), list(record.files))
-            items.append(item)
         else:
             item = target
-            item.work, item.tags = item.work.merged(work), item.tags + tags
+            alias = record.key if record.key and record.key != item.work.citekey else None
+            if item.entry_id is None:
+                item.work, item.tags = item.work.merged(work), item.tags + tags
+                if alias:
+                    _alias_key(item.work, alias)
+            else:
+                late.append(_Late(index, item, work, tags, alias))
+                item.work = item.work.merged(_skeleton(work, work.citekey))
             item.inferred = item.inferred & frozenset(record.inferred)
             item.files += record.files
             item.duplicates.append(index)
-            if record.key and record.key != item.work.citekey:
-                _alias_key(item.work, record.key)
         item.keys = _keys(item.work)
         owner.update({key: item for key in item.keys if key not in owner})
-    return items
+        if target is None:
+            yield item
+
+
+def _skeleton(work: Work, citekey: str | None) -> Work:
+    """What a written item is matched by: its identifiers, title, year and the file's key."""
+    return Work(**work.ids(), title=work.title, year=work.year, citekey=citekey)
+
+
+def _write_late(conn: Connection, late: list[_Late], tag_ids: dict[str, int], report: list[dict[str, Any]]) -> None:
+    """Merge records into the entries their items were written to, as :func:`_group` merges them into
+    an item not yet written: the entry's non-empty fields win, empty ones are filled, names of roles it
+    lacks are added, tags added, the record's key kept as an alias. An identifier another entry holds
+    is set aside and reported, as for any record."""
+    if not late:
+        return
+    stored = {entry.id: entry for entry in entry_store.load(conn, {one.item.entry_id for one in late})}
+    merged: dict[int, Work] = {}
+    for one in late:
+        entry_id = one.item.entry_id
+        work = merged.get(entry_id) or Work.model_validate(stored[entry_id].model_dump(include=set(Work.model_fields)))
+        incoming = one.work
+        for kind, value in incoming.ids().items():
+            holder = bulk.stored_ids(conn, kind, [value]).get(value.lower() if kind == "doi" else value)
+            if not getattr(work, kind) and holder not in (None, entry_id):
+                incoming = _without(incoming, [kind])
+                report[one.index]["conflicts"].append({
+                    "entry": holder, "reason": f"not merged: {kind} {value} belongs to entry #{holder}",
+                    "ids_set_aside": {kind: value}})
+        work = work.merged(incoming)
+        if one.alias:
+            _alias_key(work, one.alias)
+        merged[entry_id] = work
+    column_updates, name_updates = [], []
+    for entry_id, work in merged.items():
+        values, names = merge_policy(stored[entry_id], work, True, _row(0, ImportRecord(work=work)))
+        if values:
+            column_updates.append((entry_id, values))
+        if names:
+            name_updates.append((entry_id, work))
+    bulk.update_works(conn, column_updates, name_updates)
+    missing = list({t.lower(): t for one in late for t in one.tags if t.lower() not in tag_ids}.values())
+    tag_ids.update({name.lower(): tag_id for name, tag_id in zip(missing, entry_store.tag_ids(conn, missing))})
+    bulk.add_tags(conn, [(one.item.entry_id, tag_ids[t.lower()]) for one in late for t in one.tags])
 
 
 def _alias_key(work: Work, key: str) -> None:
@@ -251,6 +332,8 @@ def _title_index(store: Store) -> dict[str, int]:
 def _write_chunk(conn: Connection, items: list[_Item], extra_tags: list[str], title_index: dict[str, int],
                  tag_ids: dict[str, int], keys_taken: set[str], report: list[dict[str, Any]],
                  overwrite: bool) -> None:
+    for item in items:
+        item.file_key = item.work.citekey
     known: dict[tuple[str, str], int] = {}
     for kind in ID_FIELDS:
         values = [value for item in items for key_kind, value in item.keys if key_kind == kind]
