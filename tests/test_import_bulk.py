@@ -119,8 +119,8 @@ def _import_with_chunks(tmp_path, monkeypatch, size):
             if "ids" in bibtex:
                 bibtex["ids"] = sorted(bibtex["ids"].split(","))
         tags = {hit.id: sorted(lib.info(f"#{hit.id}").tags) for hit in lib.search("octopus OR squid OR known")}
-    rows = [{k: v for k, v in row.items() if k != "seconds"} for row in result.report]
-    return rows, exported, tags, {k: result[k] for k in ("records", "added", "merged", "skipped", "conflicts")}
+    data = result.as_json()
+    return data["report"], exported, tags, {k: data[k] for k in ("records", "added", "merged", "skipped", "conflicts")}
 
 
 def test_records_repeating_a_written_work_merge_as_within_a_chunk(tmp_path, monkeypatch):
