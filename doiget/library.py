@@ -13,20 +13,22 @@ from doiget.config import Config, load_config
 from doiget.models import Entry, SearchHit, TextHit, Work
 from doiget.net.base import Download, Http
 from doiget.refs import Ref
-from doiget.results import Hits, SqlResult, TextPage
+from doiget.reprs import Hits, SqlResult
 from doiget.services.checks import RefLike
 from doiget.store import deadline
 from doiget.store.migrate import HEAD as SCHEMA_VERSION  # noqa: F401 (the schema revision results name)
 from doiget.store.store import DB_NAME, Store
 
 if TYPE_CHECKING:
+    from doiget import results as r
     from doiget.services import admin, artefacts, entries, fetching, organise, reading, searching
-else:  # imported on first use: `doiget search` loads only the search service
+else:  # imported on first use: `doiget search` loads only the search service (and no result models)
     from doiget.lazy import LazyModule
 
     admin, artefacts, entries, fetching, organise, reading, searching = (
         LazyModule(f"doiget.services.{name}")
         for name in ("admin", "artefacts", "entries", "fetching", "organise", "reading", "searching"))
+    r = LazyModule("doiget.results")
 
 
 def library_exists(config: Config) -> bool:
@@ -40,9 +42,9 @@ def open_library(home: str | os.PathLike[str] | None = None) -> "Library":
     return Library(load_config(home))
 
 
-def health_report(config: Config) -> dict[str, Any]:
+def health_report(config: Config) -> r.Health:
     """Health of the library ``config`` names, without opening (or creating) it."""
-    return admin.health_report(config)
+    return r.Health.model_validate(admin.health_report(config))
 
 
 def network_policy() -> dict[str, Any]:
@@ -127,9 +129,9 @@ class Library:
         return Hits(searching.search(self, query, limit, year_from=year_from, year_to=year_to, tag=tag,
                                      collection=collection, has_pdf=has_pdf, include_fulltext=include_fulltext))
 
-    def delete(self, ref: RefLike) -> dict[str, Any]:
+    def delete(self, ref: RefLike) -> r.EntryDeleted:
         """Remove an entry and everything attached to it, then the blobs nothing else references."""
-        return entries.delete(self, ref)
+        return r.EntryDeleted.model_validate(entries.delete(self, ref))
 
     # ---- tags, collections, annotations (services/organise.py) --------------------------------
     def tag(self, ref: RefLike, tags: list[str]) -> list[str]:
@@ -140,29 +142,29 @@ class Library:
         """Remove ``tags`` from an entry; returns its tags afterwards."""
         return organise.untag(self, ref, tags)
 
-    def tags(self) -> list[dict[str, Any]]:
+    def tags(self) -> list[r.TagCount]:
         """Every tag with the number of entries carrying it."""
-        return organise.tags(self)
+        return [r.TagCount.model_validate(row) for row in organise.tags(self)]
 
-    def collection_create(self, name: str, description: str | None = None) -> dict[str, Any]:
+    def collection_create(self, name: str, description: str | None = None) -> r.Collection:
         """Create a collection (no-op if it exists); returns it with its entry count."""
-        return organise.collection_create(self, name, description)
+        return r.Collection.model_validate(organise.collection_create(self, name, description))
 
-    def collection_add(self, name: str, refs: list[RefLike]) -> dict[str, Any]:
+    def collection_add(self, name: str, refs: list[RefLike]) -> r.Collection:
         """Put entries in a collection, creating the collection if needed."""
-        return organise.collection_add(self, name, refs)
+        return r.Collection.model_validate(organise.collection_add(self, name, refs))
 
-    def collection_remove(self, name: str, refs: list[RefLike]) -> dict[str, Any]:
+    def collection_remove(self, name: str, refs: list[RefLike]) -> r.Collection:
         """Take entries out of a collection."""
-        return organise.collection_remove(self, name, refs)
+        return r.Collection.model_validate(organise.collection_remove(self, name, refs))
 
     def collection_delete(self, name: str) -> None:
         """Delete a collection (its entries stay in the library)."""
         return organise.collection_delete(self, name)
 
-    def collections(self) -> list[dict[str, Any]]:
+    def collections(self) -> list[r.Collection]:
         """Every collection with its description and entry count."""
-        return organise.collections(self)
+        return [r.Collection.model_validate(row) for row in organise.collections(self)]
 
     def collection_entries(self, name: str) -> list[Entry]:
         """The entries of a collection, in the order they were added."""
@@ -186,25 +188,25 @@ class Library:
         """
         return artefacts.add_artefact(self, ref, kind, data, mime=mime, source=source, url=url)
 
-    def add_pdf(self, pdf: bytes | str | os.PathLike[str], ref: RefLike | None = None) -> dict[str, Any]:
+    def add_pdf(self, pdf: bytes | str | os.PathLike[str], ref: RefLike | None = None) -> r.FileImport:
         """Import a PDF you have: the entry already holding these bytes, else the entry of ``ref`` or of the
         DOI/arXiv id found in the PDF (resolved when the network is allowed), else one titled from the PDF."""
-        return artefacts.add_pdf(self, pdf, ref)
+        return r.FileImport.model_validate(artefacts.add_pdf(self, pdf, ref))
 
-    def add_jats(self, xml: bytes | str | os.PathLike[str], ref: RefLike | None = None) -> dict[str, Any]:
+    def add_jats(self, xml: bytes | str | os.PathLike[str], ref: RefLike | None = None) -> r.FileImport:
         """Import a JATS XML article you have: its front matter fills the entry (found by ``ref`` or any id the
         article gives, else created; keywords become tags), its ``<ref-list>`` becomes citation edges (stubs for
         the cited works) and its text is stored and indexed."""
-        return artefacts.add_jats(self, xml, ref)
+        return r.FileImport.model_validate(artefacts.add_jats(self, xml, ref))
 
-    def add_file(self, path: str | os.PathLike[str], ref: RefLike | None = None) -> dict[str, Any]:
+    def add_file(self, path: str | os.PathLike[str], ref: RefLike | None = None) -> r.FileImport:
         """Import a local PDF or JATS XML file (told apart by content); the result names its ``format``."""
-        return artefacts.add_file(self, path, ref)
+        return r.FileImport.model_validate(artefacts.add_file(self, path, ref))
 
-    def gc(self, grace_seconds: float = 900, dry_run: bool = False) -> dict[str, Any]:
+    def gc(self, grace_seconds: float = 900, dry_run: bool = False) -> r.GcReport:
         """Remove blobs no artefact references (older than ``grace_seconds``, so in-flight writes are
         safe), stale temp files and expired HTTP cache rows."""
-        return admin.gc(self, grace_seconds, dry_run)
+        return r.GcReport.model_validate(admin.gc(self, grace_seconds, dry_run))
 
     # ---- resolving and fetching (services/fetching.py) ----------------------------------------
     def resolve(self, ref: Ref | str) -> Entry:
@@ -212,61 +214,62 @@ class Library:
         saved to the library. Upstream answers are cached for 7 days: a repeat sends no request."""
         return fetching.resolve_entry(self, ref)
 
-    def metadata_only(self, ref: Ref | str, include_oa_location: bool = False) -> dict[str, Any]:
+    def metadata_only(self, ref: Ref | str, include_oa_location: bool = False) -> r.MetadataResult:
         """``{ref, entry}`` without downloading any file. The metadata is saved, as by :meth:`resolve`.
         With ``include_oa_location``: ``oa_url`` (best PDF, else landing page; None when closed) and
         ``oa_status`` (gold/green/hybrid/bronze/closed) as Unpaywall states them."""
-        return fetching.metadata_only(self, fetching.upstream_ref(self, ref), include_oa_location)
+        return r.MetadataResult.model_validate(fetching.metadata_only(self, fetching.upstream_ref(self, ref), include_oa_location))
 
-    def fetch(self, ref: Ref | str, dry_run: bool = False, fulltext: bool = True) -> dict[str, Any]:
+    def fetch(self, ref: Ref | str, dry_run: bool = False, fulltext: bool = True) -> r.FetchResult | r.FetchPlan:
         """Resolve ``ref``, save it, and store its open-access PDF: ``{ref, entry, oa_status,
         suggested_arxiv_id, pdf: {status, reason, message, source, url, sha256, size, path, attempts},
         fulltext}`` with status fetched / already_present / no_oa_url / blocked / failed. With
         ``fulltext`` (default) the structured text (ar5iv HTML, Europe PMC JATS or PMC BioC) is fetched
         too, as :meth:`fetch_fulltext` reports; its failure never fails the fetch. ``dry_run``: the plan
         only, with no network access and nothing written."""
-        return fetching.fetch_entry(self, ref, dry_run, fulltext)
+        result = fetching.fetch_entry(self, ref, dry_run, fulltext)
+        return (r.FetchPlan if dry_run else r.FetchResult).model_validate(result)
 
     def batch_fetch(self, refs: list[Ref | str], dry_run: bool = False, fulltext: bool = True,
-                    progress: fetching.Progress | None = None) -> dict[str, Any]:
+                    progress: fetching.Progress | None = None) -> r.BatchResult:
         """:meth:`fetch` for up to 100 refs concurrently (within the rate limits): ``{results (input
         order), summary}``; a failing ref is ``{input, ok: false, error}``, duplicates are fetched once."""
-        return fetching.batch_fetch(self, refs, dry_run, fulltext, progress)
+        return r.BatchResult.model_validate(fetching.batch_fetch(self, refs, dry_run, fulltext, progress))
 
-    def link(self, ref: Ref | str) -> dict[str, Any]:
+    def link(self, ref: Ref | str) -> r.IdentityLinks:
         """``{ref, arxiv, identity, refs}``: the identifiers OpenAlex links to ``ref`` (DOI, arXiv
         preprint, PMID, PMCID, OpenAlex id). Saves nothing."""
-        return fetching.link(self, fetching.upstream_ref(self, ref))
+        return r.IdentityLinks.model_validate(fetching.link(self, fetching.upstream_ref(self, ref)))
 
     def paper_search(self, query: str | None = None, filters: dict[str, str] | None = None,
-                     cursor: str | None = "*", per_page: int = 25) -> dict[str, Any]:
+                     cursor: str | None = "*", per_page: int = 25) -> r.PaperSearchPage:
         """One page of OpenAlex search results ``{count, next_cursor, results: [Work]}``, with abstracts.
         Saves nothing."""
-        return fetching.paper_search(self, query, filters, cursor, per_page)
+        return r.PaperSearchPage.model_validate(fetching.paper_search(self, query, filters, cursor, per_page))
 
     def check_retractions(self, refs: list[RefLike] | None = None,
-                          progress: Callable[[int, int, dict[str, Any]], None] | None = None) -> dict[str, Any]:
+                          progress: Callable[[int, int, dict[str, Any]], None] | None = None) -> r.RetractionCheck:
         """Ask Crossref and OpenAlex afresh for the update notices (retraction, correction, expression of
         concern, ...) of ``refs`` (default: every paper; one without a DOI is asked of OpenAlex only) and
         store them: ``{results, summary}``, each result ``{id, ref, ok, checked, status, warning,
         notices}`` or an ``error``; ``progress(done, total, result)`` after each."""
         from doiget.services import retractions
 
-        return retractions.check_retractions(self, refs, progress)
+        return r.RetractionCheck.model_validate(retractions.check_retractions(self, refs, progress))
 
-    def fetch_fulltext(self, ref: RefLike) -> dict[str, Any]:
+    def fetch_fulltext(self, ref: RefLike) -> r.FulltextFetch:
         """Download a paper's structured full text — ar5iv HTML (arXiv), Europe PMC JATS, else PMC BioC
         (open-access PMC papers) — and store and index each; one that does not exist is reported, not raised."""
-        return fetching.fetch_fulltext(self, ref)
+        return r.FulltextFetch.model_validate(fetching.fetch_fulltext(self, ref))
 
     # ---- full text (services/reading.py) ------------------------------------------------------
     def text(self, ref: RefLike, format: str = "auto", offset: int = 0, max_chars: int = 15000,
-             page: int | None = None) -> dict[str, Any]:
+             page: int | None = None) -> r.TextPage:
         """One bounded page of a paper's sectioned text (Markdown headings), from ``offset`` or PDF ``page``.
 
         ``format`` "auto" reads ar5iv HTML, JATS or BioC before the PDF (then the LaTeX source); NOT_FOUND
         when no extractable artefact is stored (fetch the paper first; this never fetches)."""
-        return TextPage(reading.text(self, ref, format, offset, max_chars, page))
+        return r.TextPage.model_validate(reading.text(self, ref, format, offset, max_chars, page))
 
     def search_text(self, query: str, limit: int = 20, *, ref: RefLike | None = None, tag: str | None = None,
                     collection: str | None = None, year_from: int | None = None,
@@ -277,25 +280,25 @@ class Library:
                                         year_from=year_from, year_to=year_to))
 
     def reindex(self, ref: RefLike | None = None,
-                progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
+                progress: Callable[[int, int], None] | None = None) -> r.ReindexReport:
         """Re-extract and re-index the artefacts of one entry, or of the whole library; ``progress(done, total)``
         is called after each. Unchanged chunk rows are left untouched."""
-        return reading.reindex(self, ref, progress)
+        return r.ReindexReport.model_validate(reading.reindex(self, ref, progress))
 
-    def tex_source(self, ref: RefLike, max_chars: int = 15000, offset: int = 0) -> dict[str, Any]:
+    def tex_source(self, ref: RefLike, max_chars: int = 15000, offset: int = 0) -> r.TexSource:
         """The LaTeX source of an arXiv paper: its main .tex file (a bounded page of it) and its file list.
         The e-print is downloaded and stored (kind "tex") the first time."""
-        return reading.tex_source(self, ref, max_chars, offset)
+        return r.TexSource.model_validate(reading.tex_source(self, ref, max_chars, offset))
 
     # ---- bibliography, citation strings, notes (services/bibliography.py, citations.py, notes.py) ----
     # Imported on demand, as the graph services are, to keep CLI and MCP start-up short.
-    def cite(self, refs: list[RefLike], style: str = "apa", format: str = "text") -> dict[str, Any]:
+    def cite(self, refs: list[RefLike], style: str = "apa", format: str = "text") -> r.FormattedReferences:
         """The entries ``refs`` as formatted references: ``{style, format, references: [str]}`` in the
         style's order. ``style`` is apa, vancouver, nature, ieee, mla, ama, harvard or a .csl file path;
         ``format`` text or html."""
         from doiget.services import references
 
-        return references.cite(self, refs, style, format)
+        return r.FormattedReferences.model_validate(references.cite(self, refs, style, format))
 
     def export(self, format: str = "bibtex", refs: list[RefLike] | None = None, tag: str | None = None,
                collection: str | None = None, query: str | None = None) -> str | list[dict[str, Any]]:
@@ -309,7 +312,7 @@ class Library:
     def import_bibliography(self, text_or_path: str | os.PathLike[str], format: str = "auto",
                             tags: list[str] | None = None,
                             progress: Callable[[int, int | None], None] | None = None, *, overwrite: bool = False,
-                            attach_files: bool = False) -> dict[str, Any]:
+                            attach_files: bool = False) -> r.ImportReport:
         """Import a CSL-JSON, BibTeX or RIS bibliography: ``str`` is the document itself, a ``Path`` names
         a file. Every record with an identifier or a title becomes an entry, or joins the entry that is
         the same work (see :mod:`doiget.identity`); its keywords and ``tags`` become tags. An entry's
@@ -320,8 +323,8 @@ class Library:
         (``total`` is None until the whole input has been read)."""
         from doiget.services import bibliography
 
-        return bibliography.import_document(self, text_or_path, format, tags, progress, overwrite=overwrite,
-                                            attach_files=attach_files)
+        return r.ImportReport.model_validate(bibliography.import_document(
+            self, text_or_path, format, tags, progress, overwrite=overwrite, attach_files=attach_files))
 
     def set_citekey(self, ref: RefLike, key: str) -> Entry:
         """Give an entry the citation key ``key`` (unique in the library; BibTeX-safe characters only)."""
@@ -329,72 +332,73 @@ class Library:
 
         return bibliography.set_citekey(self, ref, key)
 
-    def dedupe(self) -> list[dict[str, Any]]:
+    def dedupe(self) -> list[r.DuplicateGroup]:
         """Likely duplicate entries: groups with the same DOI (case-insensitively) or the same normalised
         title, year and first author; each ``{"reason", "entries": [{id, ref, citekey, title, year}]}``."""
         from doiget.services import bibliography
 
-        return bibliography.dedupe(self)
+        return [r.DuplicateGroup.model_validate(group) for group in bibliography.dedupe(self)]
 
-    def merge(self, keep: RefLike, drop: RefLike, *, force: bool = False) -> dict[str, Any]:
+    def merge(self, keep: RefLike, drop: RefLike, *, force: bool = False) -> r.MergeResult:
         """Merge entry ``drop`` into ``keep``: its tags, collections, notes, artefacts, citations and names
         move to ``keep``, empty fields are filled, differing values are kept in ``keep``'s
         ``extra["merged"]``, its citation key stays usable as an alias. Entries with different DOIs need
         ``force``. Returns what moved and the merged entry."""
         from doiget.services import bibliography
 
-        return bibliography.merge(self, keep, drop, force=force)
+        return r.MergeResult.model_validate(bibliography.merge(self, keep, drop, force=force))
 
-    def resolve_citation(self, text_: str, limit: int = 5) -> dict[str, Any]:
+    def resolve_citation(self, text_: str, limit: int = 5) -> r.CitationMatches:
         """Ranked candidate works for a free-form reference string: the local library answers alone
         when it holds an exact or probable match, else Crossref is asked (unless the profile forbids
         the network; the answer then says so in ``note``). Candidates score at least 0.5."""
         from doiget.services import citations
 
-        return citations.resolve_citation(self, text_, limit)
+        return r.CitationMatches.model_validate(citations.resolve_citation(self, text_, limit))
 
-    def resolve_citations(self, texts: list[str], limit: int = 5) -> list[dict[str, Any]]:
+    def resolve_citations(self, texts: list[str], limit: int = 5) -> list[r.CitationMatches | r.CitationFailure]:
         """:meth:`resolve_citation` for up to 50 citations; one that fails carries ``error`` instead."""
         from doiget.services import citations
 
-        return citations.resolve_citations(self, texts, limit)
+        return [(r.CitationFailure if "error" in row else r.CitationMatches).model_validate(row)
+                for row in citations.resolve_citations(self, texts, limit)]
 
     def note_create(self, body: str, ref: RefLike | None = None, anchors: list[dict[str, Any]] | None = None,
-                    tags: list[str] | None = None, author: str | None = None) -> dict[str, Any]:
+                    tags: list[str] | None = None, author: str | None = None) -> r.Note:
         """Write a note, about the entry ``ref`` or standing alone, with anchors ({page?, start?, end?,
         quote?}) into the paper; returns the note."""
         from doiget.services import notes
 
-        return notes.note_create(self, body, ref, anchors, tags, author)
+        return r.Note.model_validate(notes.note_create(self, body, ref, anchors, tags, author))
 
-    def note_read(self, note_id: int) -> dict[str, Any]:
+    def note_read(self, note_id: int) -> r.Note:
         """One note; NOT_FOUND if there is none with that id."""
         from doiget.services import notes
 
-        return notes.note_read(self, note_id)
+        return r.Note.model_validate(notes.note_read(self, note_id))
 
     def note_update(self, note_id: int, body: str | None = None, anchors: list[dict[str, Any]] | None = None,
-                    tags: list[str] | None = None) -> dict[str, Any]:
+                    tags: list[str] | None = None) -> r.Note:
         """Replace a note's body, anchors or tags (those given); returns the note."""
         from doiget.services import notes
 
-        return notes.note_update(self, note_id, body, anchors, tags)
+        return r.Note.model_validate(notes.note_update(self, note_id, body, anchors, tags))
 
-    def note_delete(self, note_id: int) -> dict[str, Any]:
+    def note_delete(self, note_id: int) -> r.NoteDeleted:
         """Delete a note."""
         from doiget.services import notes
 
-        return notes.note_delete(self, note_id)
+        return r.NoteDeleted.model_validate(notes.note_delete(self, note_id))
 
     def note_search(self, keyword: str | None = None, ref: RefLike | None = None, tag: str | None = None,
                     since: str | None = None, until: str | None = None, limit: int = 20,
-                    offset: int = 0) -> dict[str, Any]:
+                    offset: int = 0) -> r.NotePage:
         """Notes matching every filter given: ``keyword`` (full-text, best first), entry, tag, created
         ``since`` / ``until`` (ISO dates); newest first without a keyword. Paginated by ``offset``;
         ``next_offset`` is None on the last page."""
         from doiget.services import notes
 
-        return notes.note_search(self, keyword, ref, tag, since, until, limit, offset)
+        return r.NotePage.model_validate(notes.note_search(self, keyword, ref, tag, since, until, limit, offset))
 
     def note_export(self, note_id: int) -> str:
         """A note as Markdown with YAML front matter (returned, never written anywhere)."""
@@ -406,45 +410,46 @@ class Library:
     # Imported on demand: networkx costs a noticeable fraction of every CLI start-up.
     def expand_citation_graph(self, ref: RefLike, direction: str = "references", depth: int = 1,
                               max_nodes: int = 100, max_requests: int = 20, *,
-                              progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
+                              progress: Callable[[int, int], None] | None = None) -> r.ExpansionReport:
         """Walk OpenAlex from ``ref`` (references, cited_by or both; depth 1-2), storing the works met as stubs
         and the edges between them; capped at ``max_nodes`` (≤ 500) and ``max_requests`` (≤ 100)."""
         from doiget.services import graph
 
-        return graph.expand_citation_graph(self, ref, direction, depth, max_nodes, max_requests, progress=progress)
+        return r.ExpansionReport.model_validate(graph.expand_citation_graph(self, ref, direction, depth, max_nodes, max_requests, progress=progress))
 
-    def related(self, refs: list[RefLike], ranking: str = "similarity", limit: int = 20) -> dict[str, Any]:
+    def related(self, refs: list[RefLike], ranking: str = "similarity", limit: int = 20) -> r.Related:
         """Papers related to ``refs`` in the local citation graph (seeds excluded), best first, with the
         score components of ``ranking``: similarity, influence or recent."""
         from doiget.services import graph
 
-        return graph.related_to(self, refs, ranking, limit)
+        return r.Related.model_validate(graph.related_to(self, refs, ranking, limit))
 
-    def connect(self, from_ref: RefLike, to_ref: RefLike, max_paths: int = 5) -> dict[str, Any]:
+    def connect(self, from_ref: RefLike, to_ref: RefLike, max_paths: int = 5) -> r.CitationPaths:
         """Up to ``max_paths`` shortest citation paths between two papers, with each edge's direction."""
         from doiget.services import graph
 
-        return graph.paths_between(self, from_ref, to_ref, max_paths)
+        return r.CitationPaths.model_validate(graph.paths_between(self, from_ref, to_ref, max_paths))
 
     def literature_review(self, seeds: list[RefLike] | None = None, *, tag: str | None = None,
                           collection: str | None = None, sections: list[str] | None = None,
-                          limit: int = 10) -> dict[str, Any]:
+                          limit: int = 10) -> r.LiteratureReview:
         """Similar, important, review-candidate and recent papers, top authors and venues around the seeds
         (refs, a tag's or a collection's entries; ≤ 500); a failing section is marked ``partial``."""
         from doiget.services import graph
 
-        return graph.review(self, seeds, tag=tag, collection=collection, sections=sections, limit=limit)
+        return r.LiteratureReview.model_validate(graph.review(self, seeds, tag=tag, collection=collection,
+                                                              sections=sections, limit=limit))
 
-    def graph_export(self, format: str = "graphml", refs: list[RefLike] | None = None) -> dict[str, Any]:
+    def graph_export(self, format: str = "graphml", refs: list[RefLike] | None = None) -> r.GraphExport:
         """The citation graph (or ``refs`` and their neighbours) as GraphML or node-link JSON ``text``."""
         from doiget.services import graph
 
-        return graph.graph_export(self, format, refs)
+        return r.GraphExport.model_validate(graph.graph_export(self, format, refs))
 
     # ---- introspection (services/admin.py) ----------------------------------------------------
-    def health(self) -> dict[str, Any]:
+    def health(self) -> r.Health:
         """Store location, schema revision, counts and integrity of this library."""
-        return admin.health(self)
+        return r.Health.model_validate(admin.health(self))
 
     def sql(self, query: str, max_rows: int = 1000) -> SqlResult:
         """Run ONE read-only SQL statement: ``result["columns"]``, ``["rows"]`` and ``["truncated"]`` (cut at

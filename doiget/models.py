@@ -161,14 +161,14 @@ class Entry(Work):
         return label(self.ids(), self.id)
 
     def __repr__(self) -> str:
-        from doiget.results import short
+        from doiget.reprs import short
 
         first = self.authors[0].name if self.authors else "?"
         who = first + (" et al." if len(self.authors) > 1 else "")
         return f"<Entry {self.ref_label} {who} ({self.year or 'n.d.'}) {short(self.title)!r}>"
 
     def _repr_html_(self) -> str:
-        from doiget.results import entry_html
+        from doiget.reprs import entry_html
 
         return entry_html(self)
 
@@ -190,7 +190,7 @@ class SearchHit(BaseModel):
                                           "(only with include_fulltext)")
 
     def __repr__(self) -> str:
-        from doiget.results import short
+        from doiget.reprs import short
 
         return f"<SearchHit {self.ref} ({self.year or 'n.d.'}) {short(self.title)!r} score={self.score:.3g}>"
 
@@ -216,7 +216,7 @@ class TextHit(ChunkMatch):
     year: int | None
 
     def __repr__(self) -> str:
-        from doiget.results import short
+        from doiget.reprs import short
 
         where = f"p. {self.page}" if self.page else f"offset {self.char_start}"
         return f"<TextHit {self.ref} {where} {short(self.snippet.replace('**', ''), 60)!r}>"

@@ -16,6 +16,25 @@ def label(ids: Mapping[str, Any], entry_id: int) -> str:
     return f"{kind}:{ids[kind]}" if kind else f"#{entry_id}"
 
 
+def to_json(value: Any) -> Any:
+    """A Library result as JSON-ready data: the adapters' one dumping path. A result model gives the
+    fields it holds (``as_json``), a stored entry its :func:`entry_dict`, another model its full dump,
+    an ``SqlResult`` its dict; dicts and lists are walked. Imports nothing (CLI start-up)."""
+    if hasattr(value, "ref_label"):  # a stored Entry
+        return entry_dict(value)
+    if hasattr(value, "as_json"):  # a doiget.results model
+        return value.as_json()
+    if hasattr(value, "model_dump"):
+        return value.model_dump(mode="json")
+    if hasattr(value, "to_dict"):  # SqlResult
+        return value.to_dict()
+    if isinstance(value, dict):
+        return {key: to_json(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [to_json(item) for item in value]
+    return value
+
+
 def entry_dict(entry) -> dict[str, Any]:
     """An Entry as a compact JSON-able dict (null fields left out) with its label as ``ref``, and
     ``update_status``/``update_warning`` when a notice updates it (or it is itself a notice)."""
@@ -42,18 +61,19 @@ def is_grave(status: str | None) -> bool:
     return status in GRAVE
 
 
-def fetch_json(result: dict[str, Any], brief: bool = False) -> dict[str, Any]:
-    """A fetch or plan result with its entry as JSON (``brief``: ref, title and year only)."""
-    entry = result.get("entry")
-    if entry is not None:
-        entry = ({"ref": entry.ref_label, "title": entry.title, "year": entry.year} if brief
-                 else entry_dict(entry))
-    return {**result, "entry": entry} if "entry" in result else result
+def fetch_json(result: Any, brief: bool = False) -> dict[str, Any]:
+    """A fetch or plan result (or batch row) as JSON (``brief``: its entry as ref, title and year only)."""
+    data = to_json(result)
+    entry = data.get("entry")
+    if brief and entry is not None:
+        data["entry"] = {"ref": entry["ref"], "title": entry.get("title"), "year": entry.get("year")}
+    return data
 
 
-def batch_json(batch: dict[str, Any]) -> dict[str, Any]:
+def batch_json(batch: Any) -> dict[str, Any]:
     """A batch result with each entry in brief."""
-    return {"summary": batch["summary"], "results": [fetch_json(r, brief=True) for r in batch["results"]]}
+    data = to_json(batch)
+    return {"summary": data["summary"], "results": [fetch_json(r, brief=True) for r in data["results"]]}
 
 
 def work_json(work) -> dict[str, Any]:

@@ -41,9 +41,9 @@ def timed_batch(home: Path, refs: list[str], sequential: bool = False) -> tuple[
         start = time.perf_counter()
         if sequential:
             results = [lib.fetch(ref) for ref in refs]
-            summary = {"fetched": sum(r["pdf"]["status"] == "fetched" for r in results)}
+            summary = {"fetched": sum(r.pdf.status == "fetched" for r in results)}
         else:
-            summary = lib.batch_fetch(refs)["summary"]["by_status"]
+            summary = lib.batch_fetch(refs).summary.by_status
         return time.perf_counter() - start, summary
 
 

@@ -100,7 +100,7 @@ def index_library(blobs: list[bytes], pages: int) -> None:
             start = time.process_time()
             report = lib.reindex()
             reindexed = time.process_time() - start
-            assert report["indexed"] == len(blobs) and not report["failed"], report
+            assert report.indexed == len(blobs) and not report.failed, report
             size, chunk_text = index_bytes(lib.store.path)
     print(f"add_artefact (index): {pages / added:10.1f} pages/s  ({added:.3f} s, store + extract + chunks + FTS)")
     print(f"reindex from scratch: {pages / reindexed:10.1f} pages/s  ({reindexed:.3f} s)")
@@ -128,7 +128,7 @@ def real_papers(rounds: int) -> None:
                 start = time.process_time()
                 report = lib.reindex()
                 indexes.append(time.process_time() - start)
-                assert report["indexed"] == len(blobs) and not report["failed"], report
+                assert report.indexed == len(blobs) and not report.failed, report
     extract_ratio = statistics.median(e / r for e, r in zip(extracts, raws))
     index_ratio = statistics.median(i / r for i, r in zip(indexes, raws))
     print(f"\nreal papers: {len(blobs)} PDFs, {pages} pages ({REAL_PAPERS.relative_to(ROOT)}), "

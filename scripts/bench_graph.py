@@ -102,8 +102,8 @@ def expansion_requests(fan: int = 10) -> None:
                 wall = (time.perf_counter() - start) * 1000
                 repeat = lib.expand_citation_graph(f"openalex:{wid(0)}", direction, depth=2, max_nodes=500,
                                                    max_requests=100)
-            print(f"{direction:12} {first['nodes']:>6} {first['edges']:>6} {first['requests_made']:>9} "
-                  f"{repeat['requests_made']:>7} {wall:>8.0f}")
+            print(f"{direction:12} {first.nodes:>6} {first.edges:>6} {first.requests_made:>9} "
+                  f"{repeat.requests_made:>7} {wall:>8.0f}")
 
 
 if __name__ == "__main__":

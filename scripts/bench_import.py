@@ -105,7 +105,7 @@ def child_doiget(path: Path, home: Path, reimport: bool) -> dict:
         cpu, wall = _cpu(), time.perf_counter()
         result = lib.import_bibliography(path)
         out[label] = {"cpu": _cpu() - cpu, "wall": time.perf_counter() - wall,
-                      "added": result["added"], "merged": result["merged"], "skipped": result["skipped"]}
+                      "added": result.added, "merged": result.merged, "skipped": result.skipped}
     lib.close()
     return out
 

@@ -27,8 +27,8 @@ def home(tmp_path_factory):
 
 def test_apa_and_vancouver(home):
     with open_library(home) as lib:
-        apa = lib.cite([PNAS, GUI], "apa")["references"]
-        vancouver = lib.cite([PNAS, GUI], "vancouver")["references"]
+        apa = lib.cite([PNAS, GUI], "apa").references
+        vancouver = lib.cite([PNAS, GUI], "vancouver").references
     # Authors "Family, I. I.", "&" before the last, year in parentheses, DOI as a URL; APA's bibliography is
     # sorted by author whatever order the refs are given in.
     assert apa == [
@@ -51,9 +51,9 @@ def test_apa_and_vancouver(home):
 def test_every_bundled_style_formats_and_html_escapes(home):
     with open_library(home) as lib:
         for style in STYLES:
-            refs = lib.cite([GUI], style)["references"]
+            refs = lib.cite([GUI], style).references
             assert len(refs) == 1 and "Isabella" in refs[0], style
-        html = lib.cite([GUI], "nature", "html")["references"][0]
+        html = lib.cite([GUI], "nature", "html").references[0]
     assert "<i>International Journal" in html and "&amp;" in html
 
 
@@ -61,7 +61,7 @@ def test_a_csl_file_path_is_a_style(home, tmp_path):
     own = tmp_path / "my-journal.csl"
     shutil.copy(style_path("nature"), own)
     with open_library(home) as lib:
-        assert lib.cite([GUI], str(own))["references"] == lib.cite([GUI], "nature")["references"]
+        assert lib.cite([GUI], str(own)).references == lib.cite([GUI], "nature").references
         (tmp_path / "broken.csl").write_text("<not-csl/>")
         for bad in ("chicago", str(tmp_path / "broken.csl"), str(tmp_path / "missing.csl")):
             with pytest.raises(DoigetError) as info:

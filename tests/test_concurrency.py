@@ -74,8 +74,8 @@ def test_four_writers_and_a_reading_mcp_server(tmp_path):
     per_worker = -(-WRITES // 3)
     lib = open_library(home)
     assert lib.sql("SELECT count(*) FROM entries")["rows"] == [[WRITERS * per_worker]]
-    tagged = {t["name"]: t["count"] for t in lib.tags()}
+    tagged = {t.name: t.count for t in lib.tags()}
     assert tagged == {"all": WRITERS * len(range(1, WRITES, 3)),
                       **{f"w{w}": len(range(1, WRITES, 3)) for w in range(WRITERS)}}
     assert lib.sql("SELECT count(*) FROM notes WHERE kind = 'annotation'")["rows"] == [[WRITERS * len(range(2, WRITES, 3))]]
-    assert lib.health()["quick_check"] == "ok"
+    assert lib.health().quick_check == "ok"

@@ -74,7 +74,7 @@ def check_consistent(home, pdf_shas: set[str]) -> list[str]:
             assert blobs.path(sha).stat().st_size == size
         for sha, path in blobs.all():  # nothing under a final name is partial
             assert file_sha256(path) == sha
-        orphans = lib.gc(grace_seconds=0, dry_run=True)["orphan_blobs"]
+        orphans = lib.gc(grace_seconds=0, dry_run=True).orphan_blobs
     named = {sha for sha, _ in rows}
     assert len(orphans) <= BATCH_WORKERS and not named & set(orphans)
     assert set(orphans) <= pdf_shas  # whole PDFs of refs in flight, stored before their row

@@ -77,25 +77,25 @@ def test_fetch_also_stores_the_structured_full_text(lib, env, upstream):
     jats = (upstream / "europepmc" / "jats_pmc_oa_pone.0000217.nxml.xml").read_bytes()
     env.route(f"/europepmc/{PNAS_PMCID}/fullTextXML", Reply(200, jats, {"Content-Type": "application/xml"}))
     result = lib.fetch(PNAS_DOI)
-    assert result["pdf"]["status"] == "fetched"
-    outcomes = {a["format"]: a["status"] for a in result["fulltext"]["alternates"]}
+    assert result.pdf.status == "fetched"
+    outcomes = {a.format: a.status for a in result.fulltext.alternates}
     assert outcomes == {"html": "missing", "jats": "stored", "bioc": "skipped"}
-    assert lib.text(PNAS_DOI)["source"] == "jats"  # the structured text is preferred for reading
+    assert lib.text(PNAS_DOI).source == "jats"  # the structured text is preferred for reading
 
 
 def test_fetch_stores_the_pdf_from_the_unpaywall_link(lib, env):
     pdf_url = serve_pnas(env)
     result = lib.fetch(f"https://doi.org/{PNAS_DOI}", fulltext=False)
-    pdf = result["pdf"]
-    assert (pdf["status"], pdf["source"], pdf["url"]) == ("fetched", "oa_pdf", pdf_url)
-    assert pdf["sha256"] == hashlib.sha256(pdf_bytes()).hexdigest() and pdf["size"] == len(pdf_bytes())
-    assert open(pdf["path"], "rb").read() == pdf_bytes()
-    assert pdf["attempts"] == [{"source": "oa_pdf", "url": pdf_url, "outcome": "ok"}]
-    assert (result["ref"], result["oa_status"], result["suggested_arxiv_id"]) == (f"doi:{PNAS_DOI}", "bronze", None)
-    entry = result["entry"]
+    pdf = result.pdf
+    assert (pdf.status, pdf.source, pdf.url) == ("fetched", "oa_pdf", pdf_url)
+    assert pdf.sha256 == hashlib.sha256(pdf_bytes()).hexdigest() and pdf.size == len(pdf_bytes())
+    assert open(pdf.path, "rb").read() == pdf_bytes()
+    assert [a.as_json() for a in pdf.attempts] == [{"source": "oa_pdf", "url": pdf_url, "outcome": "ok"}]
+    assert (result.ref, result.oa_status, result.suggested_arxiv_id) == (f"doi:{PNAS_DOI}", "bronze", None)
+    entry = result.entry
     assert entry.has_pdf and entry.pmcid == PNAS_PMCID and entry.title.startswith("Developing functional")
-    assert [(a.kind, a.source, a.sha256) for a in entry.artefacts] == [("pdf", "oa_pdf", pdf["sha256"])]
-    assert lib.pdf_path(f"pmid:{entry.pmid}") == lib.store.blobs.path(pdf["sha256"])
+    assert [(a.kind, a.source, a.sha256) for a in entry.artefacts] == [("pdf", "oa_pdf", pdf.sha256)]
+    assert lib.pdf_path(f"pmid:{entry.pmid}") == lib.store.blobs.path(pdf.sha256)
     assert [(s, o) for s, _, o, _ in fetch_log(lib)] == [
         ("crossref", "ok"), ("openalex", "ok"), ("unpaywall", "ok"), ("oa_pdf", "ok")]
     assert list(lib.store.blobs.tmp.iterdir()) == []
@@ -106,8 +106,8 @@ def test_second_fetch_is_already_present_without_a_request(lib, env):
     first = lib.fetch(PNAS_DOI, fulltext=False)
     requests = len(env.seen)
     again = lib.fetch(f"PMC{PNAS_PMCID[3:]}", fulltext=False)  # another identifier of the same stored work
-    assert again["pdf"]["status"] == "already_present" and again["pdf"]["sha256"] == first["pdf"]["sha256"]
-    assert again["pdf"]["path"] == first["pdf"]["path"] and len(env.seen) == requests
+    assert again.pdf.status == "already_present" and again.pdf.sha256 == first.pdf.sha256
+    assert again.pdf.path == first.pdf.path and len(env.seen) == requests
 
 
 def test_repeated_resolve_is_served_from_the_cache(lib, env):
@@ -132,17 +132,17 @@ def test_arxiv_ids_fetch_from_arxiv_the_version_asked_for(lib, env):
     serve_arxiv(env)
     env.route(arxiv_pdf_path(ARXIV_ID + "v1"), Reply(200, pdf_bytes("v1"), PDF))
     result = lib.fetch(f"arXiv:{ARXIV_ID}v1", fulltext=False)
-    assert (result["pdf"]["status"], result["pdf"]["source"]) == ("fetched", "arxiv_pdf")
-    assert result["pdf"]["url"].endswith(arxiv_pdf_path(ARXIV_ID + "v1")) and result["oa_status"] == "green"
+    assert (result.pdf.status, result.pdf.source) == ("fetched", "arxiv_pdf")
+    assert result.pdf.url.endswith(arxiv_pdf_path(ARXIV_ID + "v1")) and result.oa_status == "green"
     assert [s for s, *_ in fetch_log(lib)] == ["arxiv", "arxiv_pdf"]  # no Unpaywall for an arXiv id
 
 
 def test_no_open_access_copy_is_a_status_not_an_error(lib, env):
     serve_xgen(env)
     result = lib.fetch(XGEN_DOI)
-    assert result["pdf"]["status"] == "no_oa_url" and result["pdf"]["reason"] == "no_pdf_url"
-    assert result["pdf"]["attempts"] == [] and result["oa_status"] == "gold"
-    assert result["entry"].title.startswith("High-throughput screening") and not result["entry"].has_pdf
+    assert result.pdf.status == "no_oa_url" and result.pdf.reason == "no_pdf_url"
+    assert result.pdf.attempts == [] and result.oa_status == "gold"
+    assert result.entry.title.startswith("High-throughput screening") and not result.entry.has_pdf
     assert_nothing_partial(lib)
 
 
@@ -152,26 +152,26 @@ def test_closed_paper_has_reason_closed(lib, env):
     env.route(unpaywall_path(PNAS_DOI), Reply(200, closed, {"Content-Type": "application/json"}))
     result = lib.fetch(PNAS_DOI)
     # Europe PMC's render is only tried for an open-access work
-    assert (result["pdf"]["status"], result["pdf"]["reason"], result["oa_status"]) == ("no_oa_url", "closed", "closed")
+    assert (result.pdf.status, result.pdf.reason, result.oa_status) == ("no_oa_url", "closed", "closed")
 
 
 def test_falls_through_to_europe_pmc_when_the_publisher_copy_fails(lib, env):
     serve_pnas(env, pdf=Reply(404), epmc_pdf=Reply(200, pdf_bytes("PMC"), PDF))
     result = lib.fetch(PNAS_DOI)
-    assert result["pdf"]["status"] == "fetched" and result["pdf"]["source"] == "europepmc_pdf"
-    assert [a["outcome"] for a in result["pdf"]["attempts"]] == ["NOT_FOUND", "ok"]
+    assert result.pdf.status == "fetched" and result.pdf.source == "europepmc_pdf"
+    assert [a.outcome for a in result.pdf.attempts] == ["NOT_FOUND", "ok"]
 
 
 def test_metadata_only_saves_metadata_and_reports_oa_location(lib, env):
     pdf_url = serve_pnas(env)
     result = lib.metadata_only(PNAS_DOI, include_oa_location=True)
-    assert (result["oa_url"], result["oa_status"]) == (pdf_url, "bronze")
-    assert result["entry"].doi == PNAS_DOI and env.hits("/publisher/pnas.pdf") == 0
-    assert lib.info(PNAS_DOI).id == result["entry"].id
+    assert (result.oa_url, result.oa_status) == (pdf_url, "bronze")
+    assert result.entry.doi == PNAS_DOI and env.hits("/publisher/pnas.pdf") == 0
+    assert lib.info(PNAS_DOI).id == result.entry.id
     assert "oa_url" not in lib.metadata_only(PNAS_DOI)
     serve_xgen(env)
     gold = lib.metadata_only(XGEN_DOI, include_oa_location=True)
-    assert (gold["oa_url"], gold["oa_status"]) == (f"https://doi.org/{XGEN_DOI}", "gold")  # landing page
+    assert (gold.oa_url, gold.oa_status) == (f"https://doi.org/{XGEN_DOI}", "gold")  # landing page
 
 
 def test_dry_run_touches_neither_network_nor_disk(lib, env):
@@ -180,31 +180,31 @@ def test_dry_run_touches_neither_network_nor_disk(lib, env):
     plan = lib.fetch(PNAS_DOI, dry_run=True)
     assert env.seen == [] and sorted(p.name for p in lib.home.rglob("*")) == files_before
     assert lib.sql("SELECT count(*) FROM provenance")["rows"] == [[0]]
-    assert [r["source"] for r in plan["requests"]] == ["crossref", "openalex", "unpaywall"]
-    assert plan["requests"][0]["url"] == env.url(crossref_path(PNAS_DOI)) and plan["candidates"] == []
+    assert [r.source for r in plan.requests] == ["crossref", "openalex", "unpaywall"]
+    assert plan.requests[0].url == env.url(crossref_path(PNAS_DOI)) and plan.candidates == []
     arxiv_plan = lib.fetch(f"arXiv:{ARXIV_ID}", dry_run=True)
-    assert arxiv_plan["candidates"] == [{"source": "arxiv_pdf", "url": env.url(arxiv_pdf_path(ARXIV_ID))}]
+    assert [(c.source, c.url) for c in arxiv_plan.candidates] == [("arxiv_pdf", env.url(arxiv_pdf_path(ARXIV_ID)))]
     lib.fetch(PNAS_DOI)
-    assert lib.fetch(PNAS_DOI, dry_run=True)["pdf"]["status"] == "already_present"
+    assert lib.fetch(PNAS_DOI, dry_run=True).pdf.status == "already_present"
 
 
 def test_link_gives_the_openalex_identity_cluster(lib, env):
     serve_pnas(env)
     linked = lib.link(PNAS_DOI)
-    assert linked["identity"] == {"doi": PNAS_DOI, "pmid": "25349395", "pmcid": PNAS_PMCID, "openalex": "W2109415576"}
-    assert linked["arxiv"] is None and lib.sql("SELECT count(*) FROM entries")["rows"] == [[0]]
+    assert linked.identity == {"doi": PNAS_DOI, "pmid": "25349395", "pmcid": PNAS_PMCID, "openalex": "W2109415576"}
+    assert linked.arxiv is None and lib.sql("SELECT count(*) FROM entries")["rows"] == [[0]]
     preprint = "10.48550/arxiv.2312.07559"
     item = recording("openalex/works_filter_title_search_paperqa.json")
     env.route(openalex_path(preprint), Reply(200, json.dumps(json.loads(item)["results"][0]).encode()))
-    assert lib.link(preprint)["arxiv"] == "2312.07559"
+    assert lib.link(preprint).arxiv == "2312.07559"
 
 
 def test_paper_search_pages_with_abstracts_and_validates(lib, env):
     env.route("/openalex/works", lambda seen: Reply(200, recording("openalex/works_filter_title_search_paperqa.json"),
                                                     {"Content-Type": "application/json"}))
     page = lib.paper_search("PaperQA", {"publication_year": "2023"}, per_page=5)
-    assert page["count"] == 1 and page["next_cursor"] is None
-    assert page["results"][0].arxiv == "2312.07559" and page["results"][0].abstract
+    assert page.count == 1 and page.next_cursor is None
+    assert page.results[0].arxiv == "2312.07559" and page.results[0].abstract
     query = env.seen[-1].query
     assert "filter=publication_year%3A2023" in query and "per-page=5" in query and "cursor=%2A" in query
     for bad in (dict(query=None), dict(query="x", filters={"a,b": "1"}), dict(query="x", filters={"year": "1,2"}),
@@ -220,14 +220,14 @@ def test_profiles_deny_network_and_writes(env, tmp_path, monkeypatch):
         with pytest.raises(DoigetError) as err:
             offline.fetch(PNAS_DOI)
         assert err.value.code is ErrorCode.CAPABILITY_DENIED
-        assert offline.fetch(PNAS_DOI, dry_run=True)["pdf"]["status"] == "planned"  # no network needed
+        assert offline.fetch(PNAS_DOI, dry_run=True).pdf.status == "planned"  # no network needed
     assert env.seen == []
 
 
 # ---- what fails, and how ----------------------------------------------------------------------
 
-def pdf_attempts(result: dict) -> list[tuple[str, str, str | None]]:
-    return [(a["source"], a["outcome"], a.get("reason")) for a in result["pdf"]["attempts"]]
+def pdf_attempts(result) -> list[tuple[str, str, str | None]]:
+    return [(a.source, a.outcome, a.reason) for a in result.pdf.attempts]
 
 
 @pytest.mark.parametrize("name, reply, status, outcome, reason", [
@@ -249,12 +249,12 @@ def test_pdf_failures_leave_nothing_partial(make_lib, env, name, reply, status, 
         reply = redirect(f"http://127.0.0.1:{env.port}/publisher/plain.pdf")
     serve_pnas(env, pdf=reply, epmc_pdf=reply)  # both candidates fail the same way
     result = lib.fetch(PNAS_DOI)
-    assert result["pdf"]["status"] == status, result["pdf"]
+    assert result.pdf.status == status, result.pdf
     attempts = pdf_attempts(result)
     assert attempts[0] == ("oa_pdf", outcome, reason)  # Europe PMC's own allowlist may refuse first
     assert [a[:2] for a in attempts] == [("oa_pdf", outcome), ("europepmc_pdf", outcome)]
-    assert result["pdf"]["reason"] == (reason or outcome.lower()) and result["pdf"]["sha256"] is None
-    assert result["entry"].title and not result["entry"].has_pdf  # the metadata is kept
+    assert result.pdf.reason == (reason or outcome.lower()) and result.pdf.sha256 is None
+    assert result.entry.title and not result.entry.has_pdf  # the metadata is kept
     assert_nothing_partial(lib)
     log = fetch_log(lib)
     assert ("oa_pdf", "/publisher/pnas.pdf", "ok" if reply.status == 302 else outcome, 0) in log
@@ -264,7 +264,7 @@ def test_pdf_failures_leave_nothing_partial(make_lib, env, name, reply, status, 
 def test_redirect_outside_the_allowlist_is_blocked(lib, env):
     serve_arxiv(env, pdf=redirect(env.url("/elsewhere.pdf", host="localhost")))
     result = lib.fetch(ARXIV_ID, fulltext=False)
-    assert result["pdf"]["status"] == "blocked" and result["pdf"]["reason"] == "host_not_allowed"
+    assert result.pdf.status == "blocked" and result.pdf.reason == "host_not_allowed"
     assert pdf_attempts(result) == [("arxiv_pdf", "BLOCKED", "host_not_allowed")]
     assert env.hits("/elsewhere.pdf") == 0
     assert_nothing_partial(lib)
@@ -273,7 +273,7 @@ def test_redirect_outside_the_allowlist_is_blocked(lib, env):
 
 def test_429_with_retry_after_is_honoured(lib, env):
     serve_pnas(env, pdf=[Reply(429, b"slow down", {"Retry-After": "2"}), Reply(200, pdf_bytes(), PDF)])
-    assert lib.fetch(PNAS_DOI)["pdf"]["status"] == "fetched"
+    assert lib.fetch(PNAS_DOI).pdf.status == "fetched"
     assert lib.sleeps == [2.0]
     assert [o for s, _, o, _ in fetch_log(lib) if s == "oa_pdf"] == ["RATE_LIMITED", "ok"]
 
@@ -282,7 +282,7 @@ def test_503_then_success(lib, env):
     serve_pnas(env)
     env.route(crossref_path(PNAS_DOI), [Reply(503), Reply(200, recording("crossref/works_10.1073_pnas.1414271111.json"),
                                                           {"Content-Type": "application/json"})])
-    assert lib.fetch(PNAS_DOI)["pdf"]["status"] == "fetched"
+    assert lib.fetch(PNAS_DOI).pdf.status == "fetched"
     assert lib.sleeps == [1.0]  # backoff before the retry
     assert [o for s, _, o, _ in fetch_log(lib) if s == "crossref"] == ["UPSTREAM_ERROR", "ok"]
 
@@ -298,7 +298,7 @@ def test_truncated_metadata_is_an_upstream_error(lib, env):
     assert_nothing_partial(lib)
     assert fetch_log(lib)[0][0] == "crossref"
     serve_pnas(env)  # upstream recovers: the broken answer must not have been cached
-    assert lib.fetch(PNAS_DOI, fulltext=False)["pdf"]["status"] == "fetched"
+    assert lib.fetch(PNAS_DOI, fulltext=False).pdf.status == "fetched"
     assert env.hits(crossref_path(PNAS_DOI)) == 2
 
 

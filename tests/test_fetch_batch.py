@@ -54,18 +54,18 @@ def test_hundred_refs_ten_failures_duplicates_once_in_input_order(lib, https_ser
     threads: set[int] = set()
     run = lib.batch_fetch(refs, progress=lambda done, total, r: (seen_progress.append((done, total)),
                                                                   threads.add(threading.get_ident())))
-    results, summary = run["results"], run["summary"]
+    results, summary = run.results, run.summary
 
-    assert [r["input"] for r in results] == refs  # input order
-    assert summary == {"total": 100, "ok": 90, "errors": 10, "duplicates": 5, "by_status": {"fetched": 90},
+    assert [r.input for r in results] == refs  # input order
+    assert summary.as_json() == {"total": 100, "ok": 90, "errors": 10, "duplicates": 5, "by_status": {"fetched": 90},
                        "by_error": {"NOT_FOUND": 4, "UPSTREAM_ERROR": 3, "INVALID_REF": 3}}
     for i in range(85):
-        assert results[i]["ok"] and results[i]["pdf"]["status"] == "fetched", results[i]
-        assert results[i]["ref"] == f"doi:{doi(i)}" and results[i]["entry"].doi == doi(i)
-    assert [results[i]["error"]["code"] for i in range(85, 95)] == ["NOT_FOUND"] * 4 + ["UPSTREAM_ERROR"] * 3 + [
+        assert results[i].ok and results[i].pdf.status == "fetched", results[i]
+        assert results[i].ref == f"doi:{doi(i)}" and results[i].entry.doi == doi(i)
+    assert [results[i].error.code for i in range(85, 95)] == ["NOT_FOUND"] * 4 + ["UPSTREAM_ERROR"] * 3 + [
         "INVALID_REF"] * 3
-    assert [r["duplicate_of"] for r in results[95:]] == [3, 4, 5, 6, 3]
-    assert all(results[95 + k]["pdf"]["sha256"] == results[j]["pdf"]["sha256"] for k, j in enumerate((3, 4, 5, 6, 3)))
+    assert [r.duplicate_of for r in results[95:]] == [3, 4, 5, 6, 3]
+    assert all(results[95 + k].pdf.sha256 == results[j].pdf.sha256 for k, j in enumerate((3, 4, 5, 6, 3)))
     for i in range(85):  # each work resolved and downloaded exactly once
         assert server.hits(f"/pdf/{i}.pdf") == 1 and server.hits(crossref_path(doi(i))) == 1
     assert seen_progress == [(n, 100) for n in range(1, 101)] and threads == {threading.get_ident()}
@@ -95,6 +95,6 @@ def test_batch_size_is_bounded(lib, refs):
 
 def test_dry_run_batch_plans_without_requests(lib, https_server):
     run = lib.batch_fetch(["10.1000/a", "arXiv:1707.08567", "10.1000/A"], dry_run=True)
-    assert https_server.seen == [] and run["summary"]["by_status"] == {"planned": 3}
-    assert run["results"][2]["duplicate_of"] == 0
-    assert run["results"][1]["candidates"][0]["source"] == "arxiv_pdf"
+    assert https_server.seen == [] and run.summary.by_status == {"planned": 3}
+    assert run.results[2].duplicate_of == 0
+    assert run.results[1].candidates[0].source == "arxiv_pdf"

@@ -31,8 +31,8 @@ def ref(n: int) -> str:
     return f"openalex:W{n + 1}"
 
 
-def node(item: dict) -> int:
-    return int(item["ref"].removeprefix("openalex:W")) - 1
+def node(ref: str) -> int:
+    return int(ref.removeprefix("openalex:W")) - 1
 
 
 @pytest.fixture(scope="module")
@@ -51,12 +51,12 @@ def test_influence_is_pagerank_of_the_stored_graph(stored, seeds, pool):
     got = lib.related([ref(s) for s in seeds], "influence", limit=1000)
     pr = pagerank(G)
     expected = sorted(pool, key=lambda n: (-pr[n], n))[:1000]
-    assert [node(i) for i in got["items"]] == expected
-    assert [i["score"] for i in got["items"]] == pytest.approx([pr[n] for n in expected], rel=1e-9)
-    assert got["items"][0]["components"] == {"pagerank": got["items"][0]["score"]}
-    assert got["heuristic"] is True and "heuristic" in got["note"]
-    first = got["items"][0]
-    assert first["title"] == G.nodes[node(first)]["title"] and first["year"] == G.nodes[node(first)]["year"]
+    assert [node(i.ref) for i in got.items] == expected
+    assert [i.score for i in got.items] == pytest.approx([pr[n] for n in expected], rel=1e-9)
+    assert got.items[0].components == {"pagerank": got.items[0].score}
+    assert got.heuristic is True and "heuristic" in got.note
+    first = got.items[0]
+    assert first.title == G.nodes[node(first.ref)]["title"] and first.year == G.nodes[node(first.ref)]["year"]
 
 
 def test_recent_is_pagerank_among_the_last_three_years(stored, seeds, pool):
@@ -65,39 +65,39 @@ def test_recent_is_pagerank_among_the_last_three_years(stored, seeds, pool):
     got = lib.related([ref(s) for s in seeds], "recent", limit=1000)
     sub = G.subgraph(n for n, y in G.nodes(data="year") if y >= since)
     pr = pagerank(sub)
-    assert [node(i) for i in got["items"]] == sorted(pool & set(sub), key=lambda n: (-pr[n], n))
-    assert got["items"]
+    assert [node(i.ref) for i in got.items] == sorted(pool & set(sub), key=lambda n: (-pr[n], n))
+    assert got.items
 
 
 def test_similarity_components_equal_brute_force(stored, seeds, pool):
     G, lib = stored
     got = lib.related([ref(s) for s in seeds], "similarity", limit=1000)
-    assert {node(i) for i in got["items"]} <= pool and len(got["items"]) == min(1000, len(pool))
-    scores = [i["score"] for i in got["items"]]
+    assert {node(i.ref) for i in got.items} <= pool and len(got.items) == min(1000, len(pool))
+    scores = [i.score for i in got.items]
     assert scores == sorted(scores, reverse=True) and scores[0] > scores[-1]
     U = G.to_undirected()
     citers = set().union(*(G.pred[s] for s in seeds))
     refs = set().union(*(G.succ[s] for s in seeds))
-    for item in got["items"][:50] + got["items"][-50:]:
-        c = node(item)
-        assert item["components"]["co_citation"] == len(set(G.pred[c]) & citers)
-        assert item["components"]["coupling"] == len(set(G.succ[c]) & refs)
-        assert item["components"]["adamic_adar"] == pytest.approx(
+    for item in got.items[:50] + got.items[-50:]:
+        c = node(item.ref)
+        assert item.components["co_citation"] == len(set(G.pred[c]) & citers)
+        assert item.components["coupling"] == len(set(G.succ[c]) & refs)
+        assert item.components["adamic_adar"] == pytest.approx(
             sum(p for _, _, p in nx.adamic_adar_index(U, [(s, c) for s in seeds])))
 
 
 def test_connect_names_papers_and_true_directions(stored):
     G, lib = stored
     got = lib.connect(ref(N - 1), ref(N // 2), max_paths=3)
-    assert got["from"]["ref"] == ref(N - 1) and got["to"]["ref"] == ref(N // 2)
-    assert 1 <= len(got["paths"]) <= 3
-    assert len(got["paths"][0]) == nx.shortest_path_length(G.to_undirected(), N - 1, N // 2)
-    for path in got["paths"]:
+    assert got.from_.ref == ref(N - 1) and got.to.ref == ref(N // 2)
+    assert 1 <= len(got.paths) <= 3
+    assert len(got.paths[0]) == nx.shortest_path_length(G.to_undirected(), N - 1, N // 2)
+    for path in got.paths:
         prev = N - 1
         for step in path:
-            here = node(step)
-            assert G.has_edge(prev, here) if step["direction"] == "cites" else G.has_edge(here, prev)
-            assert step["title"] == G.nodes[here]["title"]
+            here = node(step.ref)
+            assert G.has_edge(prev, here) if step.direction == "cites" else G.has_edge(here, prev)
+            assert step.title == G.nodes[here]["title"]
             prev = here
         assert prev == N // 2
 
@@ -105,29 +105,29 @@ def test_connect_names_papers_and_true_directions(stored):
 def test_literature_review_by_refs_and_by_tag(stored, seeds):
     G, lib = stored
     review = lib.literature_review([ref(s) for s in seeds])
-    assert review["partial"] is False and list(review["sections"]) == list(SECTIONS)
-    top = review["sections"]["similar"]["items"][0]
-    assert top["ref"] == lib.related([ref(s) for s in seeds], limit=1)["items"][0]["ref"] and "title" in top
-    assert all(i["heuristic"] for i in review["sections"]["reviews"]["items"])
-    assert {s["ref"] for s in review["seeds"]} == {ref(s) for s in seeds}
+    assert review.partial is False and list(review.sections) == list(SECTIONS)
+    top = review.sections["similar"].items[0]
+    assert top.ref == lib.related([ref(s) for s in seeds], limit=1).items[0].ref and top.title
+    assert all(i.heuristic for i in review.sections["reviews"].items)
+    assert {s.ref for s in review.seeds} == {ref(s) for s in seeds}
     for s in seeds[:5]:
         lib.tag(ref(s), ["seedset"])
     by_tag = lib.literature_review(tag="seedset", sections=["authors", "venues"])
-    assert {s["ref"] for s in by_tag["seeds"]} == {ref(s) for s in seeds[:5]}
-    assert list(by_tag["sections"]) == ["authors", "venues"]
+    assert {s.ref for s in by_tag.seeds} == {ref(s) for s in seeds[:5]}
+    assert list(by_tag.sections) == ["authors", "venues"]
 
 
 def test_export_graphml_and_json_name_nodes_by_ref(stored, seeds):
     G, lib = stored
     whole = lib.graph_export("graphml")
-    assert (whole["nodes"], whole["edges"]) == (G.number_of_nodes(), G.number_of_edges())
+    assert (whole.nodes, whole.edges) == (G.number_of_nodes(), G.number_of_edges())
     ns = {"g": "http://graphml.graphdrawing.org/xmlns"}
-    root = ET.fromstring(whole["text"])
+    root = ET.fromstring(whole.text)
     assert len(root.findall(".//g:node", ns)) == N and root.find(".//g:node", ns).get("id").startswith("openalex:W")
     around = lib.graph_export("json", refs=[ref(seeds[0])])
-    data = json.loads(around["text"])
+    data = json.loads(around.text)
     expected = {seeds[0], *G.succ[seeds[0]], *G.pred[seeds[0]]}
-    assert {node({"ref": n["id"]}) for n in data["nodes"]} == expected
+    assert {node(n["id"]) for n in data["nodes"]} == expected
 
 
 def test_errors_name_the_problem(stored):

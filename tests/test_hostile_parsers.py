@@ -178,9 +178,9 @@ def test_stored_hostile_artefact_is_reported_by_reindex_not_raised(tmp_path):
         lib.add_artefact(entry.id, "jats", ("<article>" + "<sec>" * DEEP + "</sec>" * DEEP + "</article>").encode())
         lib.add_artefact(entry.id, "bioc", DEEP_ARRAY)
         report = lib.reindex()
-        assert report["indexed"] == 0 and len(report["failed"]) == 2
-        assert {f["error"]["code"] for f in report["failed"]} == {"INVALID_INPUT"}
+        assert report.indexed == 0 and len(report.failed) == 2
+        assert {f.error.code for f in report.failed} == {"INVALID_INPUT"}
         with pytest.raises(DoigetError) as caught:
             lib.text(entry.id)
         assert caught.value.code is ErrorCode.INVALID_INPUT
-        json.dumps(report)
+        json.dumps(report.as_json())

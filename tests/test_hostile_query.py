@@ -57,7 +57,7 @@ def test_whitespace_controls_are_ordinary_separators(demo_home):
     with open_library(demo_home) as lib:
         assert [h.id for h in lib.search("cancer\tclassification")] == [h.id for h in lib.search(
             "cancer classification")]
-        assert lib.note_search("note\nabout")["notes"]
+        assert lib.note_search("note\nabout").notes
 
 
 @pytest.mark.parametrize("entry_point", ["search", "search_text", "note_search", "export bibtex"])

@@ -144,14 +144,14 @@ def test_zero_merges_between_records_whose_dois_differ(corpus_library):
     merged = 0
     for name, result in results.items():
         by_index = {i: r for i, r in enumerate(records(next(p for p in SMALL_FILES if p.name == name)))}
-        for row in result["report"]:
-            if row["status"] != "merged":
+        for row in result.report:
+            if row.status != "merged":
                 continue
             merged += 1
-            record_doi, entry = by_index[row["index"]].work.doi, lib.info(row["id"])
+            record_doi, entry = by_index[row.index].work.doi, lib.info(row.id)
             assert not (record_doi and entry.doi and record_doi.lower() != entry.doi.lower()), (name, row)
-            if "matched" in row:
-                assert {"id", "entry_title", "record_title"} <= row["matched"].keys()
+            if row.matched is not None:
+                assert {"id", "entry_title", "record_title"} <= row.matched.model_fields_set
     print(f"{merged} merges, none across different DOIs")
     assert merged > 0
 
@@ -160,15 +160,15 @@ def test_imported_keys_are_kept_and_clashes_get_a_suffix_and_a_warning(corpus_li
     lib, results = corpus_library
     kept = clashed = 0
     for result in results.values():
-        for row in result["report"]:
-            if row["status"] != "added" or not row.get("key"):
+        for row in result.report:
+            if row.status != "added" or not row.key:
                 continue
-            entry = lib.info(row["id"])
-            if entry.citekey == row["key"]:
+            entry = lib.info(row.id)
+            if entry.citekey == row.key:
                 kept += 1
             else:
                 clashed += 1
-                assert entry.citekey.startswith(row["key"]) and any("already used" in p for p in row["problems"])
+                assert entry.citekey.startswith(row.key) and any("already used" in p for p in row.problems)
     print(f"imported keys kept: {kept}, suffixed on a clash: {clashed}")
     assert kept > 300
 

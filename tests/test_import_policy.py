@@ -30,14 +30,14 @@ def test_import_fills_empty_fields_reports_conflicts_and_overwrites_only_when_as
     record = _csl(DOI="https://doi.org/10.1000/A", title="A sloppy title", volume="7", issued={"date-parts": [[2021]]},
                   author=[{"family": "Smyth", "given": "A."}])
     result = lib.import_bibliography(record)
-    (row,) = result["report"]
-    assert row["status"] == "merged" and result["conflicts"] == 1
-    assert {c["field"] for c in row["conflicts"]} == {"title", "year", "names"}
+    (row,) = result.report
+    assert row.status == "merged" and result.conflicts == 1
+    assert {c.field for c in row.conflicts} == {"title", "year", "names"}
     kept = lib.info(entry.id)
     assert (kept.title, kept.year, kept.volume, [a.family for a in kept.authors]) == (
         "My careful title", 2020, "7", ["Smith"])
     forced = lib.import_bibliography(record, overwrite=True)
-    assert set(forced["report"][0]["overwritten"]) == {"title", "year", "names"}
+    assert set(forced.report[0].overwritten) == {"title", "year", "names"}
     changed = lib.info(entry.id)
     assert (changed.title, changed.year, [a.family for a in changed.authors]) == ("A sloppy title", 2021, ["Smyth"])
 
@@ -49,15 +49,15 @@ def test_different_dois_never_merge_and_shared_secondary_ids_need_agreeing_title
         {"type": "article-journal", "PMID": "111", "title": "Something else entirely about fish"},
         {"type": "article-journal", "PMID": "111", "title": "The first chapter of the book."},
     ]))
-    first, second, third = result["report"]
-    assert first["status"] == "added" and "different DOIs" in first["conflicts"][0]["reason"]
-    assert first["conflicts"][0]["ids_set_aside"] == {"pmid": "111"}
-    assert second["status"] == "added" and "titles differ" in second["conflicts"][0]["reason"]
-    assert third["status"] == "merged" and third["matched"] == {
+    first, second, third = result.report
+    assert first.status == "added" and "different DOIs" in first.conflicts[0].reason
+    assert first.conflicts[0].ids_set_aside == {"pmid": "111"}
+    assert second.status == "added" and "titles differ" in second.conflicts[0].reason
+    assert third.status == "merged" and third.matched.as_json() == {
         "id": "pmid:111", "entry_title": "The first chapter of the book",
         "record_title": "The first chapter of the book."}
     # The set-aside id is kept on the new entry, not dropped.
-    assert lib.info(first["id"]).extra["conflicting-ids"] == {"pmid": "111"}
+    assert lib.info(first.id).extra["conflicting-ids"] == {"pmid": "111"}
 
 
 def test_title_agreement_threshold():
@@ -77,10 +77,10 @@ def test_title_agreement_threshold():
 
 def test_citation_keys_are_kept_suffixed_on_clash_settable_and_never_change_on_export(lib):
     bib = "@article{goodfellowDeepLearning2016, title={Deep Learning}, year={2016}, author={Goodfellow, Ian}}\n"
-    first = lib.import_bibliography(bib)["report"][0]
-    assert lib.info(first["id"]).citekey == "goodfellowDeepLearning2016"
-    clash = lib.import_bibliography(bib.replace("Deep Learning", "Deep Learning II"))["report"][0]
-    assert clash["citekey"] == "goodfellowDeepLearning2016a" and "already used" in clash["problems"][0]
+    first = lib.import_bibliography(bib).report[0]
+    assert lib.info(first.id).citekey == "goodfellowDeepLearning2016"
+    clash = lib.import_bibliography(bib.replace("Deep Learning", "Deep Learning II")).report[0]
+    assert clash.citekey == "goodfellowDeepLearning2016a" and "already used" in clash.problems[0]
     new = lib.add(Work(doi="10.1000/k", title="Literate programming", year=1984,
                        authors=[Author(name="Donald Knuth", family="Knuth", given="Donald")]))
     assert new.citekey == "knuthLiterateProgramming1984"
@@ -97,8 +97,8 @@ def test_citation_keys_are_kept_suffixed_on_clash_settable_and_never_change_on_e
 def test_ris_import_with_tags_exported_as_keywords(lib):
     ris = "TY  - JOUR\nAU  - Marx, Karl\nA2  - Engels, Friedrich\nTI  - Capital\nPY  - 1867\nKW  - economics\n" \
           "DO  - 10.1000/capital\nSN  - 1234-5678\nER  - \n"
-    (row,) = lib.import_bibliography(ris)["report"]
-    entry = lib.info(row["id"])
+    (row,) = lib.import_bibliography(ris).report
+    entry = lib.info(row.id)
     assert [a.family for a in entry.authors] == ["Marx"] and entry.contributors["editor"][0].family == "Engels"
     assert entry.extra["ISSN"] == "1234-5678" and entry.tags == ["economics"]
     assert "keywords = {economics}" in lib.export("bibtex", refs=[entry.id])
@@ -117,10 +117,10 @@ def test_file_fields_attach_existing_pdfs_only_with_the_flag(lib, tmp_path):
     bib.write_text("@article{s, title={Smith's paper}, file={Full Text:papers/smith.pdf:application/pdf}}\n"
                    "@article{t, title={Missing file}, file={:papers/none.pdf:pdf}}\n", encoding="utf-8")
     plain = lib.import_bibliography(bib)
-    assert "attached" not in plain and not lib.info(plain["report"][0]["id"]).has_pdf
+    assert "attached" not in plain and not lib.info(plain.report[0].id).has_pdf
     attached = lib.import_bibliography(bib, attach_files=True)
-    assert [a["path"] for a in attached["attached"]] == [str(pdf)]
-    assert lib.info(attached["report"][0]["id"]).has_pdf
+    assert [a.path for a in attached.attached] == [str(pdf)]
+    assert lib.info(attached.report[0].id).has_pdf
     assert "file = {Full Text:papers/smith.pdf:application/pdf}" in lib.export("bibtex")
 
 
@@ -132,11 +132,11 @@ def test_dedupe_lists_likely_duplicates_and_merge_loses_nothing(lib):
     lib.tag(b.id, ["cephalopods"])
     lib.annotate(b.id, "read twice")
     groups = lib.dedupe()
-    assert groups == [{"reason": "same title, year and first author", "entries": [
+    assert [g.as_json() for g in groups] == [{"reason": "same title, year and first author", "entries": [
         {"id": a.id, "ref": "doi:10.1000/m", "citekey": a.citekey, "title": "Octopus cognition", "year": 2019},
         {"id": b.id, "ref": "arxiv:1901.00001", "citekey": b.citekey, "title": "Octopus Cognition.", "year": 2019}]}]
     outcome = lib.merge(a.id, b.id)
-    merged = outcome["entry"]
+    merged = outcome.entry
     assert (merged.doi, merged.arxiv, merged.volume, merged.tags) == ("10.1000/m", "1901.00001", "3", ["cephalopods"])
     assert merged.annotation == "read twice"
     assert merged.extra["merged"][0]["title"] == "Octopus Cognition." and merged.extra["bibtex"]["ids"] == b.citekey

@@ -58,11 +58,11 @@ def test_info_recent_tag_and_collections(lib):
     assert len(lib.recent(5)) == 5
     lib.collection_create("thesis", "chapter 2 sources")
     lib.collection_add("thesis", [ref])
-    assert [c["count"] for c in lib.collections() if c["name"] == "thesis"] == [1]
+    assert [c.count for c in lib.collections() if c.name == "thesis"] == [1]
     assert [e.id for e in lib.collection_entries("thesis")] == [entry.id]
     lib.collection_remove("thesis", [ref])
     lib.collection_delete("thesis")
-    assert [c["name"] for c in lib.collections()] == ["demo"]
+    assert [c.name for c in lib.collections()] == ["demo"]
     with pytest.raises(DoigetError) as info:
         lib.collection_entries("thesis")
     assert info.value.code is ErrorCode.NOT_FOUND
@@ -81,8 +81,8 @@ def test_delete_removes_rows_then_only_unshared_blobs(lib):
     shared = lib.pdf_path(first).read_bytes()
     lib.add_artefact(second, "pdf", shared)  # the same bytes now back two entries
     result = lib.delete(first)
-    assert result["blobs_removed"] == 0 and lib.pdf_path(second).read_bytes() == shared
-    assert lib.delete(second)["blobs_removed"] == 1
+    assert result.blobs_removed == 0 and lib.pdf_path(second).read_bytes() == shared
+    assert lib.delete(second).blobs_removed == 1
     assert lib.sql("SELECT count(*) FROM entries")["rows"] == [[len(works) - 2]]
 
 
@@ -104,10 +104,10 @@ def test_sql_is_read_only(lib):
 
 def test_health_creates_nothing_for_a_missing_store(tmp_path):
     from doiget.config import load_config
-    from doiget.store.health import health_report
+    from doiget.library import health_report
 
     report = health_report(load_config(tmp_path / "absent"))
-    assert report["exists"] is False and report["status"] == "empty"
+    assert report.exists is False and report.status == "empty"
     assert not (tmp_path / "absent").exists()
 
 

@@ -20,7 +20,7 @@ def test_info_and_fetch_name_the_same_entry_by_its_local_id(tmp_path):
         known = lib.add(Work(doi="10.1234/abc", title="Known"))
         assert lib.info(f"#{known.id}").doi == "10.1234/abc"
         plan = lib.fetch(f"#{known.id}", dry_run=True)
-        assert plan["ref"] == "doi:10.1234/abc" and plan["pdf"]["status"] == "planned"
+        assert plan.ref == "doi:10.1234/abc" and plan.pdf.status == "planned"
         with pytest.raises(DoigetError) as err:
             lib.fetch(f"#{bare.id}", dry_run=True)
         assert err.value.code is ErrorCode.INVALID_REF and f"#{bare.id}" in err.value.message
@@ -29,5 +29,5 @@ def test_info_and_fetch_name_the_same_entry_by_its_local_id(tmp_path):
                 call()
             assert err.value.code is ErrorCode.NOT_FOUND
         batch = lib.batch_fetch([f"#{known.id}", "#999"], dry_run=True)
-        assert [r["ok"] for r in batch["results"]] == [True, False]
-        assert batch["results"][1]["error"]["code"] == "NOT_FOUND"
+        assert [r.ok for r in batch.results] == [True, False]
+        assert batch.results[1].error.code == "NOT_FOUND"

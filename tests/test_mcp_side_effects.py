@@ -53,7 +53,7 @@ def snapshot(tmp_path):
         lib.collection_add("reading", [ref, other])
         lib.annotate(ref, "first annotation")
         note = lib.note_create("a note about the method", ref, [{"page": 1, "quote": "method"}], ["idea"])
-    return home, ref, other, note["id"]
+    return home, ref, other, note.id
 
 
 def calls_for(ref: str, other: str, note_id: int) -> list[tuple[str, dict]]:

@@ -75,7 +75,7 @@ def test_0003_keeps_rows_columns_triggers_and_stops_id_reuse(tmp_path):
         lib.delete("10.1000/c")  # the highest id: SQLite would hand 3 out again without AUTOINCREMENT
         assert lib.add({"doi": "10.1000/d", "title": "Delta"}).id == 4
         lib.annotate("10.1000/b", None)  # deletes note 2, the highest note id
-        assert lib.note_create("a new note", "10.1000/a")["id"] == 3
+        assert lib.note_create("a new note", "10.1000/a").id == 3
         lib.delete("10.1000/b")
     conn = sqlite3.connect(home / "library.sqlite3")
     for table, column in (("entry_tags", "entry_id"), ("notes", "entry_id"), ("citations", "cited_id")):
@@ -93,8 +93,8 @@ def test_ids_of_deleted_entries_and_notes_are_never_handed_out_again(tmp_path):
         lib.delete(f"#{newest}")
         assert lib.add({"doi": "10.1000/after-delete", "title": "After"}).id == newest + 1
         first = lib.note_create("one")
-        lib.note_delete(first["id"])
-        assert lib.note_create("two")["id"] == first["id"] + 1
+        lib.note_delete(first.id)
+        assert lib.note_create("two").id == first.id + 1
 
 
 def test_one_alembic_head():

@@ -38,9 +38,9 @@ def test_reprs_are_one_line_and_html_is_escaped(lib):
     assert "<script>" not in tagged._repr_html_() and "&lt;script&gt;" in tagged._repr_html_()
 
 
-def test_text_page_is_a_dict_with_an_html_view(lib):
+def test_text_page_reads_as_attributes_with_an_html_view(lib):
     page = lib.text("arxiv:1202.4527", page=2)
-    assert isinstance(page, TextPage) and isinstance(page, dict) and page["page_range"] == [2, 2]
+    assert isinstance(page, TextPage) and page.page_range == [2, 2] and page.ref == "arxiv:1202.4527"
     assert repr(page).startswith("<TextPage arxiv:1202.4527 chars ")
     assert "<pre>## 1 Introduction" in page._repr_html_()
 

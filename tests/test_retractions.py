@@ -154,7 +154,7 @@ def test_merging_duplicates_keeps_the_notices(tmp_path):
         lib.add(Work(doi=WAKEFIELD, title="Ileal", sources=["crossref"], updates=WAKEFIELD_NOTICES))
         lib.add(Work(pmid="9500320", title="Ileal", sources=["bibtex"]))
         lib.add(Work(doi=WAKEFIELD, pmid="9500320", sources=["europepmc"]))  # links the two: they merge
-        assert lib.health()["counts"]["entries"] == 1
+        assert lib.health().counts["entries"] == 1
         assert status_of(lib.info("pmid:9500320").updates) == "retracted"
 
 
@@ -186,13 +186,13 @@ def test_check_retractions_asks_afresh_and_stores(tmp_path, upstream):
         assert asked == [crossref_path(PNAS_DOI), openalex_path(PNAS_DOI), crossref_path(XGEN_DOI),
                          openalex_path(XGEN_DOI), openalex_path(arxiv_doi)]  # not from the response cache
         assert seen == [(1, 4), (2, 4), (3, 4), (4, 4)]
-        pnas, xgen, preprint, bare = result["results"]
-        assert pnas["ok"] and pnas["status"] == "corrected" and pnas["checked"] == ["crossref", "openalex"]
+        pnas, xgen, preprint, bare = result.results
+        assert pnas.ok and pnas.status == "corrected" and pnas.checked == ["crossref", "openalex"]
         # Crossref 404 (not registered there), OpenAlex answers: checked, no notice
-        assert xgen["ok"] and xgen["checked"] == ["openalex"] and xgen["status"] is None
-        assert not preprint["ok"] and preprint["ref"] == "arxiv:1707.08567" and preprint["error"]["code"] == "NOT_FOUND"
-        assert not bare["ok"] and bare["error"]["code"] == "INVALID_REF"
-        assert result["summary"] == {"total": 4, "ok": 2, "errors": 2, "by_status": {"corrected": 1, "none": 1},
+        assert xgen.ok and xgen.checked == ["openalex"] and xgen.status is None
+        assert not preprint.ok and preprint.ref == "arxiv:1707.08567" and preprint.error.code == "NOT_FOUND"
+        assert not bare.ok and bare.error.code == "INVALID_REF"
+        assert result.summary.as_json() == {"total": 4, "ok": 2, "errors": 2, "by_status": {"corrected": 1, "none": 1},
                                      "by_error": {"NOT_FOUND": 1, "INVALID_REF": 1}}
         checks = lib.sql("SELECT e.doi, c.source FROM update_checks c JOIN entries e ON e.id = c.entry_id "
                          "ORDER BY e.doi, c.source")
@@ -205,10 +205,10 @@ def test_check_retractions_reports_failures(tmp_path, upstream):
         lib.resolve(PNAS_DOI)
         upstream.route(crossref_path(PNAS_DOI), Reply(500, b"upstream trouble"))
         result = lib.check_retractions([f"doi:{PNAS_DOI}"])
-        failed, = result["results"]
-        assert not failed["ok"] and failed["error"]["message"].startswith("crossref:")
-        assert failed["checked"] == ["openalex"]  # what OpenAlex said is stored all the same
-        assert result["summary"]["errors"] == 1
+        failed, = result.results
+        assert not failed.ok and failed.error.message.startswith("crossref:")
+        assert failed.checked == ["openalex"]  # what OpenAlex said is stored all the same
+        assert result.summary.errors == 1
         # Crossref's correction, read when the paper was resolved, is kept: Crossref was not heard this time
         assert [(n.source, n.kind) for n in lib.info(f"doi:{PNAS_DOI}").updates] == [("crossref", "correction")]
 
@@ -251,7 +251,7 @@ def test_exports_say_a_work_is_retracted(tmp_path, caplog):
         assert items[WAKEFIELD]["note"] == "Early report"
         assert f"N1  - {said}" in lib.export("ris") and lib.export("ris").count("N1  - ") == 1
         cited = lib.cite([f"doi:{WAKEFIELD}", f"doi:{PNAS_DOI}"], style="apa")
-        assert cited["warnings"] == [f"{WAKEFIELD}: retracted"] and len(cited["references"]) == 2
+        assert cited.warnings == [f"{WAKEFIELD}: retracted"] and len(cited.references) == 2
         assert "warnings" not in lib.cite([f"doi:{PNAS_DOI}"], style="apa")
 
 

@@ -133,7 +133,7 @@ def test_external_content_index_stays_exact_through_every_write(tmp_path):
     lib.tag("10.1000/a", ["cephalopods"])  # INSERT OR IGNORE of an existing link
     lib.untag("10.1000/a", ["minds"])
     note = lib.note_create("ink clouds", ref="10.1000/a")
-    lib.note_update(note["id"], body="ink jets")
+    lib.note_update(note.id, body="ink jets")
     lib.annotate("10.1000/a", "an annotation")
     lib.add(Work(arxiv="2101.00001", title="Squid", authors=[Author.from_parts("Godfrey", "Peter")]))
     lib.add(Work(doi="10.1000/b", arxiv="2101.00001", title="Squid and octopus"))  # merges two entries
@@ -147,7 +147,7 @@ def test_external_content_index_stays_exact_through_every_write(tmp_path):
     assert [h.id for h in lib.search("tags:cephalopoda")] == [one.id]
     assert [h.id for h in lib.search("jets")] == [one.id] and lib.search("clouds") == []
     assert "Godfrey-Smith" in lib.search("godfrey")[0].authors[0]
-    lib.note_delete(note["id"])
+    lib.note_delete(note.id)
     lib.import_bibliography('[{"id": "x", "type": "article-journal", "title": "Bulk octopus", '
                             '"author": [{"family": "Mather", "given": "J."}]}]', format="csl-json")
     lib.delete("10.1000/a")

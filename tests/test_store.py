@@ -87,11 +87,11 @@ def test_blob_is_never_referenced_before_it_is_complete(tmp_path, monkeypatch):
     with lib.store.read() as conn:
         assert conn.execute(text("SELECT count(*) FROM artefacts")).scalar() == 0
     report = lib.gc(grace_seconds=0)
-    assert len(report["orphan_blobs"]) == 1
+    assert len(report.orphan_blobs) == 1
     assert list(lib.store.blobs.all()) == []
     sha = lib.add_artefact("10.1000/pdf", "pdf", data)
     assert lib.store.blobs.read(sha) == data and lib.pdf_path("10.1000/pdf").read_bytes() == data
-    assert lib.gc(grace_seconds=0)["orphan_blobs"] == []
+    assert lib.gc(grace_seconds=0).orphan_blobs == []
 
 
 def test_interrupted_blob_write_never_appears_under_final_name(tmp_path, monkeypatch):
@@ -132,7 +132,7 @@ def test_two_processes_writing_at_once_do_not_lock_each_other_out(tmp_path):
     lib = open_library(home)
     assert lib.sql("SELECT count(*) FROM entries")["rows"] == [[120]]
     assert lib.sql("SELECT count(*) FROM notes WHERE kind = 'annotation'")["rows"] == [[120]]
-    assert {t["name"]: t["count"] for t in lib.tags()} == {"shared": 120, "worker0": 60, "worker1": 60}
+    assert {t.name: t.count for t in lib.tags()} == {"shared": 120, "worker0": 60, "worker1": 60}
     assert len(lib.search("worker", limit=100)) == 100
 
 

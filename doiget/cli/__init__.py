@@ -33,6 +33,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         configure_logging()
         result = args.handler(args)
         if result is not None:
+            from doiget.present import to_json
+
+            result = to_json(result)
             emit(args, result)
         sys.stdout.flush()
     except DoigetError as exc:

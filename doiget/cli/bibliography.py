@@ -9,6 +9,7 @@ from typing import Any
 from doiget.cli import Command, common_options
 from doiget.cli.common import open_lib
 from doiget.errors import DoigetError, ErrorCode
+from doiget.present import to_json
 
 REPORT_ROWS_SHOWN = 20
 
@@ -57,9 +58,9 @@ def cmd_import(args):
                                          TimeElapsedColumn(), console=_stderr(), transient=True) as bar:
         task = bar.add_task("import", total=None)
         source = Path(args.file) if args.file != "-" else text
-        result = lib.import_bibliography(source, args.format, tags=args.tags,
-                                         progress=lambda done, total: bar.update(task, completed=done, total=total),
-                                         overwrite=args.overwrite, attach_files=args.attach_files)
+        result = to_json(lib.import_bibliography(
+            source, args.format, tags=args.tags, progress=lambda done, total: bar.update(task, completed=done, total=total),
+            overwrite=args.overwrite, attach_files=args.attach_files))
         if args.fetch and result["fetchable"]:
             result["fetch"] = _fetch_all(lib, result["fetchable"], bar)
             result["failed"] = result["fetch"]["errors"]
@@ -73,8 +74,8 @@ def _fetch_all(lib, refs: list[str], bar) -> dict[str, Any]:
     task = bar.add_task("fetch", total=len(refs))
     results: list[dict[str, Any]] = []
     for start in range(0, len(refs), MAX_BATCH):
-        results += lib.batch_fetch(refs[start:start + MAX_BATCH],
-                                   progress=lambda *_: bar.update(task, advance=1))["results"]
+        results += to_json(lib.batch_fetch(refs[start:start + MAX_BATCH],
+                                           progress=lambda *_: bar.update(task, advance=1)))["results"]
     return summarize(results)
 
 
@@ -128,9 +129,7 @@ def _render_dedupe(r: dict[str, Any]) -> str:
 
 def cmd_merge(args):
     with open_lib(args) as lib:
-        outcome = lib.merge(args.keep, args.drop, force=args.force)
-    entry = outcome.pop("entry")
-    return {**outcome, "entry": {**entry.model_dump(mode="json", exclude_none=True), "ref": entry.ref_label}}
+        return lib.merge(args.keep, args.drop, force=args.force)
 
 
 def _render_merge(r: dict[str, Any]) -> str:

@@ -90,7 +90,7 @@ def cmd_batch(args):
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from doiget.present import batch_json
+    from doiget.present import batch_json, to_json
     from doiget.services import fetching as pipeline
 
     refs = read_refs(args.file)
@@ -114,7 +114,7 @@ def cmd_batch(args):
         else:
             lib = stack.enter_context(_open(args))
             for chunk in chunks:
-                results += lib.batch_fetch(chunk, fulltext=args.fulltext, progress=advance)["results"]
+                results += to_json(lib.batch_fetch(chunk, fulltext=args.fulltext, progress=advance))["results"]
     for i, result in enumerate(results):  # duplicate_of indexes the whole file, not the chunk
         if "duplicate_of" in result:
             result["duplicate_of"] += i // pipeline.MAX_BATCH * pipeline.MAX_BATCH
@@ -149,8 +149,6 @@ def cmd_resolve(args):
 
 
 def cmd_search_remote(args):
-    from doiget.present import work_json
-
     filters = {}
     for item in args.filter:
         key, sep, value = item.partition("=")
@@ -158,8 +156,7 @@ def cmd_search_remote(args):
             raise DoigetError(ErrorCode.INVALID_INPUT, f"--filter wants key=value, got {item!r}")
         filters[key.strip()] = value
     with _open(args) as lib:
-        page = lib.paper_search(args.query, filters, args.cursor, args.per_page)
-    return {**page, "results": [work_json(w) for w in page["results"]]}
+        return lib.paper_search(args.query, filters, args.cursor, args.per_page)
 
 
 def _render_search(result: dict[str, Any]) -> str:

@@ -9,7 +9,7 @@ from typing import Any
 from doiget.cli import Command
 from doiget.cli.common import entry_line, open_lib
 from doiget.errors import DoigetError, ErrorCode
-from doiget.present import entry_dict
+from doiget.present import to_json
 
 
 def cmd_text(args: argparse.Namespace) -> dict[str, Any]:
@@ -87,8 +87,7 @@ def cmd_add(args: argparse.Namespace) -> dict[str, Any]:
                     raise
                 added.append({"ok": False, "path": str(path), "error": exc.to_dict()})
             else:
-                entry = result.pop("entry")
-                added.append({"ok": True, **result, "path": str(path), "entry": entry_dict(entry)})
+                added.append({"ok": True, **to_json(result), "path": str(path)})
             progress.advance(task)
     return {"added": added, "failed": sum(not a["ok"] for a in added)}
 

@@ -8,6 +8,7 @@ from typing import Any
 
 from doiget.cli import Command, common_options
 from doiget.cli.common import open_lib
+from doiget.present import to_json
 
 
 def cmd_expand(args):
@@ -41,7 +42,7 @@ def cmd_review(args):
 
 def cmd_export(args):
     with open_lib(args) as lib:
-        result = lib.graph_export(args.format, args.refs or None)
+        result = to_json(lib.graph_export(args.format, args.refs or None))
     if args.output:
         Path(args.output).write_text(result.pop("text"), encoding="utf-8")
         result["path"] = args.output

@@ -7,6 +7,7 @@ from typing import Any
 from doiget.cli import Command
 from doiget.cli.common import render_table
 from doiget.config import load_config
+from doiget.present import to_json
 
 
 def cmd_check_retractions(args):
@@ -19,7 +20,7 @@ def cmd_check_retractions(args):
 
     with Library(load_config(args.home), no_cache=True) as lib:
         checked = lib.check_retractions(args.refs or None, progress=report)
-    return {**checked, "failed": checked["summary"]["errors"]}
+    return {**to_json(checked), "failed": checked.summary.errors}
 
 
 def _render(result: dict[str, Any]) -> str:

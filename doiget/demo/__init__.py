@@ -72,9 +72,9 @@ def paper_pdf(work: Work) -> bytes:
 def foreign_entries(lib: Library, works: list[Work]) -> int:
     """How many entries of ``lib`` (stubs aside) are not sample papers."""
     health = lib.health()
-    if not health.get("exists"):
+    if not health.exists or health.counts is None:
         return 0
-    counts = health["counts"]
+    counts = health.counts
     with lib.store.read() as conn:
         present = sum(entry_store.find_id(conn, work.primary_ref()) is not None for work in works)
     return counts["entries"] - counts["stubs"] - present

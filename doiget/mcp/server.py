@@ -21,6 +21,7 @@ from pydantic import ValidationError
 from doiget import __version__
 from doiget.config import Config, load_config
 from doiget.errors import DoigetError, ErrorCode
+from doiget.present import to_json
 from doiget.mcp.tools import TOOLS
 from doiget.mcp.tools import shapes
 from doiget.mcp.lifecycle import Lifecycle, serve_until_eof
@@ -46,7 +47,7 @@ def call_tool(holder: LibraryHolder, name: str, arguments: dict[str, Any] | None
                               f"'{holder.config.profile}' profile (set DOIGET_PROFILE=full to enable it)"), arguments)
     try:
         params = spec.params.model_validate(without_nulls(spec.params, arguments))
-        return ok(**spec.run(holder.view(spec.read_only), params))
+        return ok(**to_json(spec.run(holder.view(spec.read_only), params)))
     except ValidationError as exc:
         if "dry_run" in arguments and "dry_run" not in spec.params.model_fields:
             return shapes.failure(DoigetError(ErrorCode.INVALID_REF, f"dry_run does not apply to {name}"), arguments)

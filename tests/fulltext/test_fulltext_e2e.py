@@ -54,10 +54,10 @@ def home(tmp_path, loopback_env, https_server):
         lib.add(Work(arxiv="1707.08567", title="A Companion to Shamkanov's Circular Proofs"))
         lib.add(Work(pmcid="PMC2329613", title="The Dutch version of the OHIP"))
         fetched = lib.fetch_fulltext("arXiv:1707.08567")
-        assert [a["status"] for a in fetched["alternates"]] == ["stored", "missing", "missing"]
+        assert [a.status for a in fetched.alternates] == ["stored", "missing", "missing"]
         tex = lib.tex_source("arXiv:1707.08567", max_chars=100)
-        assert tex["downloaded"] and tex["main_file"] == "paper.tex" and tex["next_offset"] == len(tex["text"])
-        assert lib.tex_source("arXiv:1707.08567")["downloaded"] is False
+        assert tex.downloaded and tex.main_file == "paper.tex" and tex.next_offset == len(tex.text)
+        assert lib.tex_source("arXiv:1707.08567").downloaded is False
         lib.add(Work(arxiv="2101.01234", title="PDF-only submission"))
         https_server.route("/e-print/2101.01234", Reply(200, sample_paper(), {"Content-Type": "application/pdf"}))
         with pytest.raises(DoigetError) as err:

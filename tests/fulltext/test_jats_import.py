@@ -100,18 +100,18 @@ def edges(lib: Library, entry_id: int) -> list[int]:
 def test_add_jats_turns_references_into_edges(lib, name):
     ids, _, refs, distinct = TRUTH[name]
     result = lib.add_jats(JATS / name)
-    entry = result["entry"]
-    assert (result["references"], result["citation_edges"]) == (refs, distinct)
+    entry = result.entry
+    assert (result.references, result.citation_edges) == (refs, distinct)
     assert len(edges(lib, entry.id)) == distinct
     assert {k: getattr(entry, k) for k in ids} == ids
     again = lib.add_jats(JATS / name)
-    assert again["duplicate"] and len(edges(lib, entry.id)) == distinct
+    assert again.duplicate and len(edges(lib, entry.id)) == distinct
 
 
 def test_add_jats_fills_an_existing_entry_and_table_text_is_searchable(lib):
     stub = lib.add({"doi": "10.1093/beheco/ary157", "title": "Counting crows (my note)"})
     result = lib.add_jats(JATS / "PMC6398430.nxml")
-    entry = result["entry"]
+    entry = result.entry
     assert entry.id == stub.id and entry.title == "Counting crows (my note)"  # yours stays
     assert entry.pmid == "30846892" and entry.abstract and len(entry.authors) == 6  # empty fields filled
     hits = lib.search_text('"Wilcoxon signed-rank"')

@@ -38,9 +38,9 @@ def read_all(lib, ref, max_chars, **kwargs) -> tuple[str, list[dict]]:
     pages, offset = [], 0
     while offset is not None:
         pages.append(lib.text(ref, offset=offset, max_chars=max_chars, **kwargs))
-        assert pages[-1]["offset"] == offset
-        offset = pages[-1]["next_offset"]
-    return "".join(p["text"] for p in pages), pages
+        assert pages[-1].offset == offset
+        offset = pages[-1].next_offset
+    return "".join(p.text for p in pages), pages
 
 
 def chunk_rows(lib, with_ids=True):
@@ -61,11 +61,11 @@ def test_stored_artefact_is_indexed_and_reads_page_by_page(lib, upstream, kind, 
                                         for c in doc.chunks]
     text, pages = read_all(lib, "PMC2329613", 2000)
     assert text == doc.text and len(pages) > 2
-    assert all(len(p["text"]) <= 2000 and p["content_sha256"] == doc.content_sha256 for p in pages)
-    assert all(p["next_offset"] == q["offset"] for p, q in zip(pages, pages[1:]))
-    assert pages[-1]["next_offset"] is None and pages[0]["format"] == kind
-    assert all(not p["text"][-1].isalnum() or p is pages[-1] for p in pages)  # cut between words
-    assert "page_range" not in pages[0]
+    assert all(len(p.text) <= 2000 and p.content_sha256 == doc.content_sha256 for p in pages)
+    assert all(p.next_offset == q.offset for p, q in zip(pages, pages[1:]))
+    assert pages[-1].next_offset is None and pages[0].format == kind
+    assert all(not p.text[-1].isalnum() or p is pages[-1] for p in pages)  # cut between words
+    assert pages[0].page_range is None and "page_range" not in pages[0].as_json()
 
 
 def test_pdf_pages_and_page_jumps(lib):
@@ -75,13 +75,13 @@ def test_pdf_pages_and_page_jumps(lib):
     lib.add_artefact(entry.id, "pdf", data)
     text, pages = read_all(lib, entry.id, 700)
     assert text == doc.text
-    assert pages[0]["page_range"][0] == 1 and pages[-1]["page_range"][1] == 5
+    assert pages[0].page_range[0] == 1 and pages[-1].page_range[1] == 5
     third = lib.text(entry.id, page=3)
-    assert third["text"].startswith("## 3 Measurements") and third["page_range"] == [3, 3]
-    assert third["offset"] == doc.page_offsets[2] and third["next_offset"] == doc.page_offsets[3]
+    assert third.text.startswith("## 3 Measurements") and third.page_range == [3, 3]
+    assert third.offset == doc.page_offsets[2] and third.next_offset == doc.page_offsets[3]
     empty = lib.text(entry.id, page=4)
-    assert empty["text"] == "" and empty["page_range"] == [4, 4] and empty["empty_pages"] == [4]
-    assert lib.text(entry.id, page=5)["next_offset"] is None
+    assert empty.text == "" and empty.page_range == [4, 4] and empty.empty_pages == [4]
+    assert lib.text(entry.id, page=5).next_offset is None
     for bad in ({"page": 6}, {"page": 2, "offset": 5}, {"offset": len(doc.text) + 1}, {"max_chars": 0},
                 {"format": "docx"}):
         with pytest.raises(DoigetError) as err:
@@ -93,8 +93,8 @@ def test_auto_prefers_structured_text_and_search_reads_the_same_text(lib, upstre
     entry = lib.add(Work(pmcid="PMC2329613", title="OHIP-NL"))
     lib.add_artefact(entry.id, "pdf", sample_paper())
     lib.add_artefact(entry.id, "jats", (upstream / JATS).read_bytes())
-    assert lib.text(entry.id)["format"] == "jats"
-    assert lib.text(entry.id, format="pdf")["format"] == "pdf"
+    assert lib.text(entry.id).format == "jats"
+    assert lib.text(entry.id, format="pdf").format == "pdf"
     with pytest.raises(DoigetError) as err:
         lib.text(entry.id, format="bioc")
     assert err.value.code is ErrorCode.NOT_FOUND
@@ -103,7 +103,7 @@ def test_auto_prefers_structured_text_and_search_reads_the_same_text(lib, upstre
     hit = lib.search_text('"sample of 119 patients"')[0]
     assert hit.format == "jats" and hit.ref == "pmcid:PMC2329613" and "**sample of 119 patients**" in hit.snippet
     page = lib.text(hit.ref, offset=hit.char_start, max_chars=hit.char_end - hit.char_start)
-    assert "sample of 119 patients" in page["text"]
+    assert "sample of 119 patients" in page.text
 
 
 def test_search_text_syntax_filters_and_errors(lib, upstream):
@@ -133,17 +133,17 @@ def test_reindex_is_idempotent(lib, upstream):
     entry = lib.add(Work(pmcid="PMC2329613", title="OHIP-NL"))
     lib.add_artefact(entry.id, "jats", (upstream / JATS).read_bytes())
     lib.add_artefact(entry.id, "pdf", sample_paper())
-    before, sha = chunk_rows(lib), lib.text(entry.id)["content_sha256"]
+    before, sha = chunk_rows(lib), lib.text(entry.id).content_sha256
     report = lib.reindex(entry.ref_label)
-    assert report["artefacts"] == report["indexed"] == 2 and report["changed"] == 0
+    assert report.artefacts == report.indexed == 2 and report.changed == 0
     assert chunk_rows(lib) == before  # untouched, ids included
     with lib.store.write() as conn:
         conn.exec_driver_sql("DELETE FROM chunks")
     seen = []
     report = lib.reindex(progress=lambda done, total: seen.append((done, total)))
-    assert report["changed"] == 2 and seen == [(1, 2), (2, 2)] and report["failed"] == []
+    assert report.changed == 2 and seen == [(1, 2), (2, 2)] and report.failed == []
     assert chunk_rows(lib, with_ids=False) == [r[3:] for r in before]
-    assert lib.text(entry.id)["content_sha256"] == sha
+    assert lib.text(entry.id).content_sha256 == sha
     fts = lib.sql("SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH 'cronbach'")["rows"][0][0]
     assert fts == lib.sql("SELECT count(*) FROM chunks WHERE text LIKE '%Cronbach%'")["rows"][0][0] > 0
 
@@ -155,8 +155,8 @@ def test_extraction_failure_keeps_the_artefact(lib, caplog):
     assert "cannot index jats artefact" in caplog.text
     assert lib.info(entry.id).artefacts[0].sha256 == sha and lib.store.blobs.exists(sha)
     assert lib.sql("SELECT count(*) FROM chunks")["rows"] == [[0]]
-    failed = lib.reindex()["failed"]
-    assert [(f["kind"], f["sha256"], f["error"]["code"]) for f in failed] == [("jats", sha, "INVALID_INPUT")]
+    failed = lib.reindex().failed
+    assert [(f.kind, f.sha256, f.error.code) for f in failed] == [("jats", sha, "INVALID_INPUT")]
     with pytest.raises(DoigetError) as err:
         lib.text(entry.id)
     assert err.value.code is ErrorCode.INVALID_INPUT and "not well-formed" in err.value.message
@@ -188,14 +188,14 @@ def test_add_pdf_offline_titles_entry_and_dedupes(tmp_path, monkeypatch):
     with Library(load_config(tmp_path / "lib")) as lib:
         data = sample_paper()
         first = lib.add_pdf(data)
-        entry = first["entry"]
-        assert (entry.doi, entry.title, first["identified_by"]) == (
+        entry = first.entry
+        assert (entry.doi, entry.title, first.identified_by) == (
             "10.1234/test.doc-42", "Field Methods for Soil Ecology", "doi")
-        assert [a.name for a in entry.authors] == ["Ada Müller", "Bo Ångström"] and not first["resolved"]
+        assert [a.name for a in entry.authors] == ["Ada Müller", "Bo Ångström"] and not first.resolved
         path = tmp_path / "copy.pdf"
         path.write_bytes(data)
         again = lib.add_pdf(path)
-        assert again["duplicate"] and again["entry"].id == entry.id and len(again["entry"].artefacts) == 1
+        assert again.duplicate and again.entry.id == entry.id and len(again.entry.artefacts) == 1
         assert lib.search_text("LEFTCOL")[0].ref == "doi:10.1234/test.doc-42"
 
         anonymous = pymupdf.open()
@@ -203,9 +203,9 @@ def test_add_pdf_offline_titles_entry_and_dedupes(tmp_path, monkeypatch):
         path = tmp_path / "field-notes.pdf"
         path.write_bytes(anonymous.tobytes())
         added = lib.add_pdf(path)
-        assert added["identified_by"] == "title" and added["entry"].title == "field-notes"
-        label = added["entry"].ref_label
-        assert label == f"#{added['entry'].id}" and "identifier" in lib.text(label)["text"]
+        assert added.identified_by == "title" and added.entry.title == "field-notes"
+        label = added.entry.ref_label
+        assert label == f"#{added.entry.id}" and "identifier" in lib.text(label).text
         assert lib.recent(1)[0].ref_label == label
 
         for bad in (b"GIF89a not a pdf", tmp_path / "missing.pdf"):
@@ -220,8 +220,8 @@ def test_add_pdf_resolves_the_sniffed_doi(lib, http, upstream):
     http.routes["https://api.openalex.org/works/https://doi.org/10.1073%2Fpnas.1414271111"] = (
         200, upstream / "openalex/works_doi_10.1073_pnas.1414271111.json")
     result = lib.add_pdf(sample_paper(doi="10.1073/pnas.1414271111"))
-    assert result["resolved"] and result["entry"].pmcid == "PMC4234579"
-    assert result["entry"].title != "Field Methods for Soil Ecology"  # Crossref's title, not the PDF's
+    assert result.resolved and result.entry.pmcid == "PMC4234579"
+    assert result.entry.title != "Field Methods for Soil Ecology"  # Crossref's title, not the PDF's
     assert crossref in http.urls()
 
 
@@ -233,31 +233,31 @@ def test_fetch_fulltext_stores_and_indexes_alternates(lib, http, upstream):
     http.routes[bioc_url(Ref("pmcid", "PMC4136787"))] = (200, upstream / BIOC)
 
     result = lib.fetch_fulltext(paper.id)
-    assert [(a["format"], a["status"]) for a in result["alternates"]] == [
+    assert [(a.format, a.status) for a in result.alternates] == [
         ("html", "stored"), ("jats", "missing"), ("bioc", "missing")]
-    assert lib.text(paper.id)["source"] == "ar5iv"
+    assert lib.text(paper.id).source == "ar5iv"
     result = lib.fetch_fulltext("PMC4136787")
-    assert [(a["format"], a["status"]) for a in result["alternates"]] == [
-        ("html", "missing"), ("jats", "missing"), ("bioc", "stored")] and result["stored"] == 1
-    assert lib.text(pmc.id)["format"] == "bioc"
+    assert [(a.format, a.status) for a in result.alternates] == [
+        ("html", "missing"), ("jats", "missing"), ("bioc", "stored")] and result.stored == 1
+    assert lib.text(pmc.id).format == "bioc"
     calls = len(http.calls)
     again = lib.fetch_fulltext("PMC4136787")
-    assert again["alternates"][2]["status"] == "already_stored" and len(http.calls) == calls + 1  # JATS retried
+    assert again.alternates[2].status == "already_stored" and len(http.calls) == calls + 1  # JATS retried
 
     other = lib.add(Work(pmcid="PMC2329613", title="JATS paper"))
     http.routes[fulltext_xml_url(Ref("pmcid", "PMC2329613"))] = (200, upstream / JATS)
-    outcomes = lib.fetch_fulltext(other.id)["alternates"]
-    assert [a["status"] for a in outcomes] == ["missing", "stored", "skipped"]
+    outcomes = lib.fetch_fulltext(other.id).alternates
+    assert [a.status for a in outcomes] == ["missing", "stored", "skipped"]
     references = read_jats_article((upstream / JATS).read_bytes()).references
-    assert outcomes[1]["citation_edges"] == len(references) > 0  # the fetched JATS' reference list, as edges
+    assert outcomes[1].citation_edges == len(references) > 0  # the fetched JATS' reference list, as edges
     assert bioc_url(Ref("pmcid", "PMC2329613")) not in http.urls()
 
 
 def test_fetch_fulltext_reports_unusable_pages(lib, http):
     paper = lib.add(Work(arxiv="1707.08567", title="arXiv paper"))
     http.routes[ar5iv_url("1707.08567")] = (200, b"<html><body><h1>arXiv abstract page</h1></body></html>")
-    outcome = lib.fetch_fulltext(paper.id)["alternates"][0]
-    assert outcome["status"] == "missing" and "without full text" in outcome["reason"]
+    outcome = lib.fetch_fulltext(paper.id).alternates[0]
+    assert outcome.status == "missing" and "without full text" in outcome.reason
     assert lib.info(paper.id).artefacts == []
 
 

@@ -37,8 +37,8 @@ def paper(*lines: str) -> bytes:
 def test_confirmed_doi_keeps_the_arxiv_id_too(lib, https_server):
     serve_pnas(https_server)
     result = lib.add_pdf(paper(f"doi:{PNAS_DOI}", "arXiv:2101.01234v2 [q-bio.TO] 3 Jan 2021"))
-    entry = result["entry"]
-    assert result["resolved"] and result["identified_by"] == "doi"
+    entry = result.entry
+    assert result.resolved and result.identified_by == "doi"
     assert (entry.doi, entry.arxiv, entry.pmcid) == (PNAS_DOI, "2101.01234", PNAS_PMCID)
     assert any(r.path.startswith("/crossref/works/") for r in https_server.seen)
 
@@ -49,8 +49,8 @@ def test_doi_unknown_upstream_is_dropped_and_the_arxiv_id_resolves(lib, https_se
                                                          {"Content-Type": "text/html"}))
     serve_arxiv(https_server)
     result = lib.add_pdf(paper(f"https://doi.org/{MISREAD_DOI}", f"arXiv:{ARXIV_ID}v1 [cs.CL] 27 Jul 2017"))
-    entry = result["entry"]
-    assert result["resolved"] and entry.arxiv == ARXIV_ID and entry.doi != MISREAD_DOI
+    entry = result.entry
+    assert result.resolved and entry.arxiv == ARXIV_ID and entry.doi != MISREAD_DOI
     with pytest.raises(DoigetError) as err:
         lib.info(MISREAD_DOI)
     assert err.value.code is ErrorCode.NOT_FOUND

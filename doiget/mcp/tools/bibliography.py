@@ -8,6 +8,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from doiget import limits
+from doiget.present import to_json
 from doiget.mcp.tools.paging import Cursor, decode, encode, fitting, page, scope_of
 from doiget.models import Anchor
 from doiget.mcp.tools.spec import (
@@ -122,7 +123,7 @@ def _records(text: str, format: str) -> list[str]:
 
 
 def _import(lib: LibraryAccess, p: ImportParams) -> dict[str, Any]:
-    result = lib.get().import_bibliography(p.content, p.format, tags=p.tags, overwrite=p.overwrite)
+    result = to_json(lib.get().import_bibliography(p.content, p.format, tags=p.tags, overwrite=p.overwrite))
     report, fetchable = result.pop("report"), result.pop("fetchable")
     # Rows that need attention first: a long import's added rows matter least.
     report.sort(key=lambda row: (row["status"] == "added", row["index"]))
@@ -161,7 +162,7 @@ def _note_delete(lib: LibraryAccess, p: NoteIdParams) -> dict[str, Any]:
 def _note_search(lib: LibraryAccess, p: NoteSearchParams) -> dict[str, Any]:
     scope = scope_of(p)
     offset = decode(p.cursor, scope)
-    found = lib.get().note_search(p.keyword, p.ref, p.tag, p.since, p.until, p.limit, offset)
+    found = to_json(lib.get().note_search(p.keyword, p.ref, p.tag, p.since, p.until, p.limit, offset))
     notes = found["notes"][:fitting(found["notes"])]
     more = found["next_offset"] is not None or len(notes) < len(found["notes"])
     return {"count": len(notes), "notes": notes, "next_cursor": encode(offset + len(notes), scope) if more else None}

@@ -9,7 +9,7 @@ from doiget import limits
 from doiget.refs import Ref
 from doiget.mcp.tools import shapes
 from doiget.mcp.tools.spec import LibraryAccess, Params, RefArg, RefParams, ToolSpec
-from doiget.present import entry_dict, fetch_json, work_json
+from doiget.present import entry_dict, fetch_json, to_json
 
 DryRun = Annotated[bool, Field(description="plan only: nothing sent or written")]
 
@@ -45,8 +45,9 @@ class PaperSearchParams(Params):
     per_page: Annotated[int, Field(ge=1, le=limits.MAX_PER_PAGE)] = 10
 
 
-def _batch_rows(batch: dict[str, Any]) -> dict[str, Any]:
+def _batch_rows(batch: Any) -> dict[str, Any]:
     """A batch with each row in the seed spec's shape (shaped from the full entry, then made brief)."""
+    batch = to_json(batch)
     rows = []
     for row in batch["results"]:
         shaped = shapes.batch_row(fetch_json(row))
@@ -90,8 +91,7 @@ def _link(lib: LibraryAccess, p: RefParams) -> dict[str, Any]:
 
 
 def _paper_search(lib: LibraryAccess, p: PaperSearchParams) -> dict[str, Any]:
-    page = lib.get().paper_search(p.query, p.filters, p.cursor, p.per_page)
-    return {**page, "results": [work_json(w) for w in page["results"]]}
+    return lib.get().paper_search(p.query, p.filters, p.cursor, p.per_page)
 
 
 NETWORK_COSTS = "Network (5/s, cached)"

@@ -11,7 +11,7 @@ from doiget import limits
 from doiget.errors import DoigetError, ErrorCode
 from doiget.mcp.tools.paging import MAX_WINDOW, Cursor, decode, page, scope_of, window_size
 from doiget.mcp.tools.resources import DEFAULT_MAX_CHARS, MAX_CHARS, metadata_uri, text_uri
-from doiget.present import entry_dict
+from doiget.present import to_json
 from doiget.mcp.tools.spec import (LOCAL_COSTS, NO_SIDE_EFFECTS, LibraryAccess, Params, RefArg, RefParams, TagName,
                                ToolSpec, Year)
 
@@ -57,7 +57,7 @@ class TexSourceParams(Params):
 
 
 def _paper_text(lib: LibraryAccess, p: PaperTextParams) -> dict[str, Any]:
-    page = lib.get().text(p.ref, p.format, p.offset, p.max_chars, p.page)
+    page = to_json(lib.get().text(p.ref, p.format, p.offset, p.max_chars, p.page))
     page["resource_uri"] = text_uri(page["id"], page["offset"], p.max_chars)
     page["next_uri"] = None if page["next_offset"] is None else text_uri(page["id"], page["next_offset"], p.max_chars)
     return page
@@ -82,9 +82,7 @@ def _add_pdf(lib: LibraryAccess, p: AddPdfParams) -> dict[str, Any]:
         raise DoigetError(ErrorCode.INVALID_INPUT, f"content_base64 is not valid base64: {exc}") from exc
     library = lib.get()
     result = library.add_jats(data, p.ref) if p.format == "jats" else library.add_pdf(data, p.ref)
-    entry = result.pop("entry")
-    return {**result, "entry": entry_dict(entry), "metadata_uri": metadata_uri(entry.id),
-            "text_uri": text_uri(entry.id)}
+    return {**to_json(result), "metadata_uri": metadata_uri(result.entry.id), "text_uri": text_uri(result.entry.id)}
 
 
 def _tex_source(lib: LibraryAccess, p: TexSourceParams) -> dict[str, Any]:
@@ -93,7 +91,7 @@ def _tex_source(lib: LibraryAccess, p: TexSourceParams) -> dict[str, Any]:
 
 def _fetch_fulltext(lib: LibraryAccess, p: RefParams) -> dict[str, Any]:
     result = lib.get().fetch_fulltext(p.ref)
-    return {**result, "text_uri": text_uri(result["id"])}
+    return {**to_json(result), "text_uri": text_uri(result.id)}
 
 
 TEXT_LIMITS = f"At most {MAX_CHARS:,} characters per call; follow next_offset (or next_uri) for the rest."

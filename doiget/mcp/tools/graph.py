@@ -6,6 +6,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from doiget import limits
+from doiget.present import to_json
 from doiget.limits import MAX_EXPANSION_NODES as MAX_NODES
 from doiget.limits import MAX_EXPANSION_REQUESTS as MAX_REQUESTS
 from doiget.limits import MAX_GRAPH_SEEDS as MAX_SEEDS
@@ -58,7 +59,7 @@ class ReviewParams(Params):
 
 
 def _expand(lib: LibraryAccess, p: ExpandParams) -> dict[str, Any]:
-    result = lib.get().expand_citation_graph(p.ref, p.direction, p.depth, p.max_nodes, p.max_requests)
+    result = to_json(lib.get().expand_citation_graph(p.ref, p.direction, p.depth, p.max_nodes, p.max_requests))
     scope = scope_of(p)
     reached, next_cursor = page(result.pop("reached"), decode(p.cursor, scope), SHOWN_NODES, scope)
     return {**result, "reached": reached, "reached_shown": len(reached), "next_cursor": next_cursor}
@@ -67,7 +68,7 @@ def _expand(lib: LibraryAccess, p: ExpandParams) -> dict[str, Any]:
 def _related(lib: LibraryAccess, p: RelatedParams) -> dict[str, Any]:
     scope = scope_of(p)
     offset = decode(p.cursor, scope)
-    result = lib.get().related(p.refs, p.ranking, window_size(offset, p.limit))
+    result = to_json(lib.get().related(p.refs, p.ranking, window_size(offset, p.limit)))
     result["items"], result["next_cursor"] = page(result["items"], offset, p.limit, scope)
     return result
 

@@ -10,7 +10,7 @@ from pydantic import Field
 from doiget import __version__, limits
 from doiget.library import health_report, network_policy
 from doiget.mcp.tools.paging import MAX_WINDOW, Cursor, decode, page, scope_of, window_size
-from doiget.present import entry_dict
+from doiget.present import entry_dict, to_json
 from doiget.mcp.tools.spec import (LOCAL_COSTS, NO_SIDE_EFFECTS, LibraryAccess, NoParams, Params, RefArg, RefParams,
                                TagName, ToolSpec, Year)
 
@@ -97,7 +97,7 @@ def _annotate(lib: LibraryAccess, p: AnnotateParams) -> dict[str, Any]:
 
 
 def _health(lib: LibraryAccess, _p: NoParams) -> dict[str, Any]:
-    report = health_report(lib.config)
+    report = to_json(health_report(lib.config))
     return {"version": __version__, "schema_version": report["schema_head"],
             "store_writable": store_writable(lib.config.home), "health": report}
 

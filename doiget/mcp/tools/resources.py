@@ -16,7 +16,7 @@ from doiget import limits
 from doiget.errors import DoigetError, ErrorCode
 from doiget.library import Library
 from doiget.mcp.tools.paging import decode, page, window_size
-from doiget.present import entry_dict
+from doiget.present import entry_dict, to_json
 
 DEFAULT_MAX_CHARS = 15000
 MAX_CHARS = limits.MAX_TEXT_CHARS
@@ -79,7 +79,8 @@ def read_resource(library: Library, uri: str) -> tuple[str, str, dict[str, Any] 
         if parts.query:
             raise DoigetError(ErrorCode.INVALID_INPUT, "the metadata resource takes no parameters")
         return "application/json", json.dumps(entry_dict(library.info(entry_id)), ensure_ascii=False), None
-    page = library.text(entry_id, offset=query.get("offset", 0), max_chars=query.get("max_chars", DEFAULT_MAX_CHARS))
+    page = to_json(library.text(entry_id, offset=query.get("offset", 0),
+                                max_chars=query.get("max_chars", DEFAULT_MAX_CHARS)))
     body = page.pop("text")
     page["next_uri"] = None if page["next_offset"] is None else text_uri(
         entry_id, page["next_offset"], query.get("max_chars", DEFAULT_MAX_CHARS))
