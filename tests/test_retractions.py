@@ -203,7 +203,7 @@ def test_check_retractions_asks_afresh_and_stores(tmp_path, upstream):
 def test_check_retractions_reports_failures(tmp_path, upstream):
     with open_library(tmp_path / "lib") as lib:
         lib.resolve(PNAS_DOI)
-        upstream.route(crossref_path(PNAS_DOI), Reply(500, b"upstream trouble"))
+        upstream.route(crossref_path(PNAS_DOI), Reply(500, b"upstream trouble", {"Retry-After": "0"}))
         result = lib.check_retractions([f"doi:{PNAS_DOI}"])
         failed, = result.results
         assert not failed.ok and failed.error.message.startswith("crossref:")
