@@ -8,7 +8,6 @@ It starts from the server's freshly imported state: the server itself runs no do
 from __future__ import annotations
 
 import atexit
-import ipaddress
 import json
 import os
 import signal
@@ -17,21 +16,7 @@ import struct
 import sys
 import traceback
 
-
-def offline_lookups() -> None:
-    """The same guard as conftest's: a test's doiget process resolves no public name."""
-    real = socket.getaddrinfo
-
-    def getaddrinfo(host, *args, **kwargs):
-        name = host.decode() if isinstance(host, bytes) else str(host)
-        try:
-            ipaddress.ip_address(name.strip("[]"))
-        except ValueError:
-            if name.lower() != "localhost":
-                raise socket.gaierror(socket.EAI_NONAME, f"tests are offline: no lookup of {name}") from None
-        return real(host, *args, **kwargs)
-
-    socket.getaddrinfo = getaddrinfo
+from offline import offline_getaddrinfo
 
 
 def receive(conn: socket.socket) -> tuple[dict, list[int]]:
@@ -94,7 +79,7 @@ def serve(path: str) -> None:
     import doiget.mcp.server  # noqa: F401  ``doiget serve``: the SDK and the tools
     import rich.progress  # noqa: F401
 
-    offline_lookups()
+    socket.getaddrinfo = offline_getaddrinfo(socket.getaddrinfo)  # conftest's guard, in every child too
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # children are reaped by the kernel
     listener = socket.socket(socket.AF_UNIX)
     listener.bind(path)

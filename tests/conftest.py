@@ -2,11 +2,11 @@
 keeps every test off the network."""
 from __future__ import annotations
 
-import ipaddress
 import socket
 from pathlib import Path
 
 import pytest
+from offline import offline_getaddrinfo
 
 UPSTREAM = Path(__file__).parent / "fixtures" / "upstream"
 # Markers by file (registered in pyproject.toml); a test may add its own with a decorator.
@@ -42,6 +42,18 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(mark)
 
 
+@pytest.fixture(scope="module")
+def demo_library(tmp_path_factory):
+    """A demo library shared by the tests of one module."""
+    from doiget import open_library
+    from doiget.demo import load_demo
+
+    library = open_library(tmp_path_factory.mktemp("demo"))
+    load_demo(library)
+    yield library
+    library.close()
+
+
 @pytest.fixture
 def upstream() -> Path:
     """Directory of real recorded upstream API responses (see fixtures/upstream/SOURCES.md)."""
@@ -57,15 +69,4 @@ def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     for name in ("DOIGET_PROFILE", "DOIGET_CONTACT_EMAIL", "DOIGET_LOG", "DOIGET_ALLOW_PRIVATE_HOSTS",
                  "DOIGET_CA_BUNDLE", "DOIGET_RATE_LIMITS"):
         monkeypatch.delenv(name, raising=False)
-    real_getaddrinfo = socket.getaddrinfo
-
-    def offline_getaddrinfo(host, *args, **kwargs):
-        name = host.decode() if isinstance(host, bytes) else str(host)
-        try:
-            ipaddress.ip_address(name.strip("[]"))
-        except ValueError:
-            if name.lower() != "localhost":
-                raise socket.gaierror(socket.EAI_NONAME, f"tests are offline: no lookup of {name}")
-        return real_getaddrinfo(host, *args, **kwargs)
-
-    monkeypatch.setattr(socket, "getaddrinfo", offline_getaddrinfo)
+    monkeypatch.setattr(socket, "getaddrinfo", offline_getaddrinfo(socket.getaddrinfo))

@@ -11,8 +11,7 @@ from pathlib import Path
 import pydantic
 import pytest
 
-from doiget import Library, open_library, results
-from doiget.demo import load_demo
+from doiget import Library, results
 from doiget.present import to_json
 from doiget.services import admin, bibliography, citations, fetching, graph, notes, organise, reading, references
 
@@ -51,11 +50,8 @@ def test_every_result_model_is_frozen_and_closed():
 
 
 @pytest.fixture(scope="module")
-def lib(tmp_path_factory):
-    library = open_library(tmp_path_factory.mktemp("typed"))
-    load_demo(library)
-    yield library
-    library.close()
+def lib(demo_library):
+    return demo_library
 
 
 def test_typed_results_print_what_the_services_answer(lib):

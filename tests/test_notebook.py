@@ -14,11 +14,8 @@ NOTEBOOK = Path(__file__).resolve().parent.parent / "docs" / "notebook.ipynb"
 
 
 @pytest.fixture(scope="module")
-def lib(tmp_path_factory):
-    library = open_library(tmp_path_factory.mktemp("nb"))
-    load_demo(library)
-    yield library
-    library.close()
+def lib(demo_library):
+    return demo_library
 
 
 def test_reprs_are_one_line_and_html_is_escaped(lib):
