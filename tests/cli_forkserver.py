@@ -10,6 +10,7 @@ from __future__ import annotations
 import atexit
 import json
 import os
+import selectors
 import signal
 import socket
 import struct
@@ -84,13 +85,19 @@ def serve(path: str) -> None:
     listener = socket.socket(socket.AF_UNIX)
     listener.bind(path)
     listener.listen(64)
+    watch = selectors.DefaultSelector()
+    watch.register(listener, selectors.EVENT_READ)
+    watch.register(sys.stdin.buffer, selectors.EVENT_READ)  # the test process holds the other end
     print("ready", flush=True)
     while True:
+        if any(key.fileobj is sys.stdin.buffer for key, _ in watch.select()):
+            os._exit(0)  # stdin closed: the test process that started this server is gone
         conn, _ = listener.accept()
         sys.stdout.flush()
         sys.stderr.flush()
         if os.fork() == 0:
             listener.close()
+            watch.close()
             signal.signal(signal.SIGCHLD, signal.SIG_DFL)
             run_child(conn)
         conn.close()

@@ -20,6 +20,7 @@ from pathlib import Path
 
 HERE = Path(__file__).parent
 _workdir: Path | None = None
+_servers: list[subprocess.Popen] = []
 
 
 def _server_dir() -> Path:
@@ -29,9 +30,12 @@ def _server_dir() -> Path:
         workdir = Path(tempfile.mkdtemp(prefix="doiget-cli-"))
         socket_path = workdir / "server.sock"
         server = subprocess.Popen([sys.executable, str(HERE / "cli_forkserver.py"), str(socket_path)],
-                                  stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, start_new_session=True)
+                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE, start_new_session=True)
         if server.stdout.readline().strip() != b"ready":
             raise RuntimeError("the doiget fork server for tests did not start")
+        # The server exits when its stdin closes, i.e. when this process ends however it ends
+        # (xdist workers may skip atexit); the reference keeps the pipe open until then.
+        _servers.append(server)
         atexit.register(os.killpg, server.pid, signal.SIGKILL)
         (workdir / "bin").mkdir()
         wrapper = workdir / "bin" / "doiget"

@@ -11,7 +11,8 @@ import sys
 from doiget import Work, open_library
 
 WRITERS = 4
-WRITES = int(os.environ.get("DOIGET_CONCURRENCY_WRITES", "1000"))
+# 300 writes per writer in the default run; the full run: DOIGET_CONCURRENCY_WRITES=1000
+WRITES = int(os.environ.get("DOIGET_CONCURRENCY_WRITES", "300"))
 
 
 def _writer(home: str, worker: int, count: int, errors) -> None:
