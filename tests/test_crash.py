@@ -27,8 +27,8 @@ from doiget.services.fetching import BATCH_WORKERS
 from doiget.store.blobs import file_sha256
 
 REFS = 50
-# 4 kill trials in the default run; the full run: DOIGET_CRASH_TRIALS=10 python -m pytest -q tests/test_crash.py
-TRIALS = int(os.environ.get("DOIGET_CRASH_TRIALS", "4"))
+# 3 kill trials in the default run; the full run: DOIGET_CRASH_TRIALS=10 python -m pytest -q tests/test_crash.py
+TRIALS = int(os.environ.get("DOIGET_CRASH_TRIALS", "3"))
 CHUNKS = 8  # each PDF arrives in CHUNKS pieces with a pause after each
 
 

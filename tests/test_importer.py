@@ -126,8 +126,8 @@ def _generated(n: int) -> list[Work]:
 # No timing assertion here (it fails on a loaded machine): parse speed is measured by scripts/bench_import.py.
 @pytest.mark.slow
 @pytest.mark.parametrize("render", [lambda w: to_bibtex(w), lambda w: json.dumps(to_csl_json(w))], ids=["bibtex", "csl"])
-def test_ten_thousand_entries_parse_in_seconds(render):
-    text = render(_generated(10_000))
+def test_thousands_of_generated_entries_parse_cleanly(render):
+    text = render(_generated(3_000))
     records = parse_bibliography(text)
-    assert len(records) == 10_000 and not any(r.problems for r in records)
+    assert len(records) == 3_000 and not any(r.problems for r in records)
     assert records[1234].work.title == "Study 1234 of Müller’s αβ effect in Łódź"
