@@ -21,12 +21,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from doiget.errors import DoigetError, ErrorCode
+from doiget import limits
 from doiget.fulltext import guard
 from doiget.fulltext.builder import TextBuilder, clean_inline
 from doiget.fulltext.document import Document
 
-MAX_TOTAL_BYTES = 50 * 1024 * 1024
-MAX_FILES = 2000
+MAX_TOTAL_BYTES = limits.MAX_TEX_BYTES
+MAX_FILES = limits.MAX_TEX_FILES
 MAX_INPUT_DEPTH = 20
 MAX_INPUTS = 1000
 MAX_FLAT_CHARS = 20_000_000

@@ -103,7 +103,7 @@ FULLTEXT_TOOLS: list[ToolSpec] = [
              outputs=("{ok, ref, id, title, format, text, offset, next_offset, total_chars, resource_uri, next_uri, "
                       "...}."),
              costs="Local; first read extracts the file (PDF ~10 ms/page).",
-             side_effects=NO_SIDE_EFFECTS, limits="50,000 characters per call: follow next_offset.", params=PaperTextParams, run=_paper_text,
+             side_effects=NO_SIDE_EFFECTS, limits=f"{MAX_CHARS:,} characters per call: follow next_offset.", params=PaperTextParams, run=_paper_text,
              read_only=True),
     ToolSpec("doiget_search_fulltext", "Search inside papers", "Ranked passages from the full text of the papers "
              "in the library, each naming the paper, section heading, PDF page and character offset.",
@@ -128,9 +128,10 @@ FULLTEXT_TOOLS: list[ToolSpec] = [
              "(paged) and the list of files in the e-print.",
              when="You need an arXiv paper's exact LaTeX.",
              outputs="{ok, ref, id, main_file, files[{path, chars}], text, offset, next_offset, total_chars, ...}.",
-             costs="First call downloads the e-print (up to 50 MB); then local.",
+             costs=f"First call downloads the e-print (up to {limits.MAX_TEX_BYTES // limits.MIB} MB); then local.",
              side_effects="Stores and indexes the e-print the first time.",
-             limits="50,000 characters per call; 50 MB / 2000 files.",
+             limits=f"{MAX_CHARS:,} characters per call; {limits.MAX_TEX_BYTES // limits.MIB} MB / "
+                    f"{limits.MAX_TEX_FILES} files.",
              params=TexSourceParams, run=_tex_source, read_only=False, open_world=True, offline_ok=True),
     ToolSpec("doiget_fetch_fulltext", "Fetch structured text", "Download the structured full text of a paper "
              "in the library: ar5iv HTML for arXiv papers, Europe PMC JATS (else PMC BioC) for open-access PMC "
