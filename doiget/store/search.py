@@ -44,7 +44,6 @@ _NOT_STUB = "entries_fts.rowid NOT IN (SELECT id FROM entries WHERE is_stub = 1)
 # The choice changes only the cost, never the hits.
 SEEK_AFTER = 0.000375
 _MARGIN = 20  # rows ranked beyond twice the page, for the stubs among them
-_NOT_STUB_ROW = "NOT EXISTS (SELECT 1 FROM entries s WHERE s.id = entries_fts.rowid AND s.is_stub = 1)"
 _ONE_TERM = re.compile(r'"[^"\s]+"\*?')  # what doiget.store.fts.compile_query makes of one word or prefix
 _SEP = "\x1f"
 # What page() raises for a malformed MATCH expression (tell it apart with doiget.store.fts.is_fts_error).
@@ -54,25 +53,26 @@ Error = sqlite3.OperationalError
 def page(conn: sqlite3.Connection, match: str, limit: int, offset: int, id_fields: Sequence[str],
          clauses: Sequence[str] = (), params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
     """The hits ``offset``..``offset + limit`` among non-stub entries matching the compiled FTS5 expression
-    ``match``, best first: each a dict of id, score (bm25) and what :func:`shown` gives; ``clauses``
-    filter the entry aliased ``e``."""
+    ``match``, best first: each a dict of the fields of a search hit (:func:`shown`, score = bm25);
+    ``clauses`` filter the entry aliased ``e``."""
     values = {**(params or {}), "match": match, "limit": limit, "offset": offset}
-    # A word can only be common in a library of more than COMMON_DF entries (and entries <= max id)
-    one_term = _ONE_TERM.fullmatch(match) is not None and (
-        conn.execute("SELECT max(id) FROM entries").fetchone()[0] or 0) > COMMON_DF
-    matches = _count(conn, match, COMMON_DF + 1 if one_term else offset + limit + 1)
-    if matches <= offset + limit:  # the page holds every match: rank and show them in one pass
-        where = ["entries_fts MATCH :match", _NOT_STUB_ROW, *clauses]
+    wanted = offset + limit
+    matches, last_id = conn.execute(_COUNT_SQL, (match, wanted + 1)).fetchone()
+    if matches <= wanted:  # the page holds every match: rank and show them in one pass
+        where = ["entries_fts MATCH :match", "e.is_stub = 0", *clauses]
         rows = conn.execute(f"SELECT e.id, {_BM25} AS score, {_shown_columns(id_fields)} FROM entries_fts "
                             f"JOIN entries e ON e.id = entries_fts.rowid WHERE {' AND '.join(where)} "
                             "ORDER BY score, e.id LIMIT :limit OFFSET :offset", values).fetchall()
-        return [{"id": row[0], "score": row[1], **_shown(row[2:], row[0], id_fields)} for row in rows]
+        return [_hit(row[0], row[1], row[2:], id_fields) for row in rows]
+    # A word can only be common in a library of more than COMMON_DF entries (and entries <= max id)
+    common = (last_id or 0) > COMMON_DF and _ONE_TERM.fullmatch(match) is not None and (
+        _count(conn, match, COMMON_DF + 1) > COMMON_DF)
     started = time.thread_time()
-    ranked_rows = ranked(conn, match, limit, offset, clauses, params, common=one_term and matches > COMMON_DF)
+    ranked_rows = ranked(conn, match, limit, offset, clauses, params, common=common)
     # (a prefix is expanded again at every lookup: its matches are always walked)
     seek = "*" not in match and time.thread_time() - started > SEEK_AFTER * len(ranked_rows)
     shown_rows = shown(conn, match, [entry_id for entry_id, _ in ranked_rows], id_fields, seek=seek)
-    return [{"id": entry_id, "score": score, **shown_rows[entry_id]} for entry_id, score in ranked_rows]
+    return [{**shown_rows[entry_id], "score": score} for entry_id, score in ranked_rows]
 
 
 def ranked(conn: sqlite3.Connection, match: str, limit: int, offset: int = 0, clauses: Sequence[str] = (),
@@ -121,6 +121,11 @@ def _ranking_sql(where: list[str]) -> str:
             "ORDER BY score, entries_fts.rowid LIMIT :limit OFFSET :offset")
 
 
+# How many rows match (counting no further than the bound), and the largest entry id.
+_COUNT_SQL = ("SELECT count(*), (SELECT max(id) FROM entries) FROM (SELECT 1 FROM entries_fts "
+              "WHERE entries_fts MATCH ? LIMIT ?)")
+
+
 def _count(conn: sqlite3.Connection, match: str, cap: int) -> int:
     """How many rows ``match`` matches, counting no further than ``cap``."""
     return conn.execute("SELECT count(*) FROM (SELECT 1 FROM entries_fts WHERE entries_fts MATCH ? LIMIT ?)",
@@ -131,43 +136,35 @@ def _shown_columns(id_fields: Sequence[str]) -> str:
     return f"{_SHOWN}, {', '.join('e.' + k for k in id_fields)}"
 
 
+# Joined with the ASCII unit separator (char(31)), which no name, tag or update kind contains.
 _SHOWN = ("(SELECT group_concat(name, char(31)) FROM (SELECT a.name FROM entry_authors ea JOIN authors a "
           " ON a.id = ea.author_id WHERE ea.entry_id = e.id ORDER BY ea.position)), "
           "(SELECT group_concat(name, char(31)) FROM (SELECT t.name FROM entry_tags et JOIN tags t "
           " ON t.id = et.tag_id WHERE et.entry_id = e.id ORDER BY t.name)), "
           "EXISTS (SELECT 1 FROM artefacts x WHERE x.entry_id = e.id AND x.kind = 'pdf'), "
+          # the kinds of the notices updating the entry (store/updates.py), for its update status
+          "(SELECT group_concat(kind, char(31)) FROM entry_updates u WHERE u.entry_id = e.id "
+          " AND u.direction = 'updated-by'), "
           f"{SNIPPET}, e.title, e.year, e.venue")
 
 
 def shown(conn: sqlite3.Connection, match: str, ids: Sequence[int], id_fields: Sequence[str], *,
           seek: bool = False) -> dict[int, dict]:
-    """What a search hit shows of each of ``ids`` (ref, title, authors, year, venue, tags, has_pdf and
-    the snippet of ``match``), in one query: walking the matches of ``match`` again, or with ``seek``
-    looking each id up in the index (cheaper when the matches are many or costly, as a phrase's)."""
+    """The hit of each of ``ids`` without its score (None): ref, title, authors, year, venue, tags, has_pdf,
+    update status and the snippet of ``match``, in one query: walking the matches of ``match`` again, or
+    with ``seek`` looking each id up in the index (cheaper when the matches are many or costly)."""
     if not ids:
         return {}
     marks = ", ".join("?" * len(ids))
     rows = conn.execute(f"SELECT e.id, {_shown_columns(id_fields)} FROM entries_fts "
                         f"JOIN entries e ON e.id = entries_fts.rowid WHERE entries_fts MATCH ? "
                         f"AND {'' if seek else '+'}entries_fts.rowid IN ({marks})", (match, *ids)).fetchall()
-    return {row[0]: _shown(row[1:], row[0], id_fields) for row in rows}
+    return {row[0]: _hit(row[0], None, row[1:], id_fields) for row in rows}
 
 
-def _shown(row: Sequence[Any], entry_id: int, id_fields: Sequence[str]) -> dict[str, Any]:
-    authors, tags, has_pdf, snippet, title, year, venue, *refs = row
-    return {"ref": label(dict(zip(id_fields, refs)), entry_id), "title": title,
+def _hit(entry_id: int, score: float | None, row: Sequence[Any], id_fields: Sequence[str]) -> dict[str, Any]:
+    authors, tags, has_pdf, updates, snippet, title, year, venue, *refs = row
+    return {"id": entry_id, "score": score, "ref": label(dict(zip(id_fields, refs)), entry_id), "title": title,
             "authors": authors.split(_SEP) if authors else [], "year": year, "venue": venue,
-            "tags": tags.split(_SEP) if tags else [], "has_pdf": bool(has_pdf), "snippet": snippet}
-
-
-def statuses(conn: sqlite3.Connection, entry_ids: list[int]) -> dict[int, str]:
-    """Each entry's update status (retracted, corrected, ...) for the entries that have one: one small
-    indexed query on the search's connection (the notices are in ``entry_updates``, store/updates.py)."""
-    if not entry_ids:
-        return {}
-    kinds: dict[int, set[str]] = {}
-    marks = ", ".join("?" * len(entry_ids))
-    for entry_id, kind in conn.execute("SELECT entry_id, kind FROM entry_updates WHERE direction = 'updated-by' "
-                                       f"AND entry_id IN ({marks})", entry_ids):
-        kinds.setdefault(entry_id, set()).add(kind)
-    return {entry_id: status_of_kinds(found) for entry_id, found in kinds.items()}
+            "tags": tags.split(_SEP) if tags else [], "has_pdf": bool(has_pdf), "snippet": snippet,
+            "update_status": status_of_kinds(set(updates.split(_SEP))) if updates else None}
