@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from doiget import safejson
@@ -33,14 +33,19 @@ def parse_csl(text: str) -> list[ImportRecord]:
     return list(iter_csl(text))
 
 
-def iter_csl(text: str) -> Iterator[ImportRecord]:
+def iter_csl(text: str | Callable[[], Iterable[str]]) -> Iterator[ImportRecord]:
     """The records of :func:`parse_csl` one at a time: an array is checked, then decoded item by item, so
-    only the text and the records taken so far are held, never the whole decoded document."""
-    text = text.lstrip("\ufeff")
-    if text.lstrip(" \t\r\n").startswith("["):
-        for _ in safejson.items(text, "CSL-JSON"):
+    only the text and the records taken so far are held, never the whole decoded document. ``text`` may
+    also be a function giving the pieces of an array afresh (a file, read twice and never held whole)."""
+    if callable(text):
+        array: Callable[[], str | Iterable[str]] | None = lambda: _without_bom(text())
+    else:
+        text = text.lstrip("\ufeff")
+        array = (lambda: text) if text.lstrip(" \t\r\n").startswith("[") else None
+    if array:
+        for _ in safejson.items(array(), "CSL-JSON"):
             pass  # a syntax error anywhere fails the file before any record is imported
-        data: Iterable[Any] = safejson.items(text, "CSL-JSON")
+        data: Iterable[Any] = safejson.items(array(), "CSL-JSON")
     else:
         data = safejson.loads(text, "CSL-JSON")
         if isinstance(data, dict):
@@ -50,6 +55,12 @@ def iter_csl(text: str) -> Iterator[ImportRecord]:
     names: dict[tuple, Author | None] = {}
     for index, item in enumerate(data):
         yield csl_record(index, item, names)
+
+
+def _without_bom(pieces: Iterable[str]) -> Iterator[str]:
+    pieces = iter(pieces)
+    yield next(pieces, "").lstrip("\ufeff")
+    yield from pieces
 
 
 def _issued(issued: Any) -> tuple[int | None, str | None, bool]:

@@ -142,9 +142,10 @@ class _Late:
     tags: list[str]
     alias: str | None  # its own key, kept as an alias of the entry
 
-def import_bibliography(store: Store, text_: str, format: ImportFormat = "auto", tags: Sequence[str] = (),
+def import_bibliography(store: Store, text_: str | Path, format: ImportFormat = "auto", tags: Sequence[str] = (),
                         progress: Progress | None = None, overwrite: bool = False) -> dict[str, Any]:
-    """Parse ``text_`` and write its records to ``store``; see the module docstring for merging.
+    """Parse ``text_`` (the document, or a file: see :func:`iter_bibliography`) and write its records to
+    ``store``; see the module docstring for merging.
 
     Returns counts (records, added, merged, skipped, conflicts), ``report`` (one row per record, in
     file order: index, key, citekey, status added / merged / skipped, id, ref, reason, matched
@@ -156,7 +157,7 @@ def import_bibliography(store: Store, text_: str, format: ImportFormat = "auto",
         return _import(store, text_, format, tags, progress, overwrite)
 
 
-def _import(store: Store, text_: str, format: ImportFormat, tags: Sequence[str], progress: Progress | None,
+def _import(store: Store, text_: str | Path, format: ImportFormat, tags: Sequence[str], progress: Progress | None,
             overwrite: bool) -> dict[str, Any]:
     started = time.perf_counter()
     report: list[dict[str, Any]] = []
@@ -581,11 +582,8 @@ def import_document(lib: Session, text_or_path: str | os.PathLike[str], format: 
     names = [checks.name(t, "tag") for t in tags or []]
     base = Path.cwd()
     if isinstance(text_or_path, os.PathLike):
-        base = Path(text_or_path).resolve().parent
-        try:
-            text_or_path = Path(text_or_path).read_text(encoding="utf-8-sig")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise DoigetError(ErrorCode.INVALID_INPUT, f"cannot read {text_or_path}: {exc}") from exc
+        text_or_path = Path(text_or_path)
+        base = text_or_path.resolve().parent
     result = import_bibliography(lib.store, text_or_path, format, names, progress, overwrite)
     files = result.pop("files")
     if attach_files:
