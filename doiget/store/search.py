@@ -158,9 +158,10 @@ def _ranked(conn: sqlite3.Connection, where: list[str], values: dict[str, Any],
     wanted = values["offset"] + values["limit"]
     fetch = 2 * wanted + _MARGIN
     top = conn.execute(_ranking_sql(where), {**values, "limit": fetch, "offset": 0}).fetchall()
+    # (the small partial index of stub ids stays cached; the planner would rather read each entry's row)
     stubs = {entry_id for entry_id, in conn.execute(
-        f"SELECT id FROM entries WHERE is_stub = 1 AND id IN ({', '.join('?' * len(top))})",
-        [entry_id for entry_id, _ in top])} if top else set()
+        "SELECT id FROM entries INDEXED BY ix_entries_stub WHERE is_stub = 1 "
+        f"AND id IN ({', '.join('?' * len(top))})", [entry_id for entry_id, _ in top])} if top else set()
     kept = [row for row in top if row[0] not in stubs]
     if len(kept) >= wanted or len(top) < fetch:
         return kept[values["offset"]:wanted]
