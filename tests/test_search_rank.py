@@ -90,10 +90,11 @@ def test_offset_pages_are_slices_of_the_full_ranking(corpus, match):
     assert all(hit["ref"] == f"doi:10.1000/{hit['id'] - 1}" and "**" in hit["snippet"] for page in pages for hit in page)
 
 
-@pytest.mark.parametrize("budget", [0, 3, 1000])
+@pytest.mark.parametrize("budget", [0, 1, 3])
 def test_phrases_are_the_same_whether_or_not_the_one_pass_runs_out_of_rows(corpus, monkeypatch, budget):
-    """A query holding a phrase is ranked and shown in one pass unless the walk passes PHRASE_BUDGET matches;
-    then it is counted and ranked as any other query: the same hits either way (filters and stubs too)."""
+    """A query holding a phrase is ranked and shown in one pass unless more than PHRASE_BUDGET pages of rows
+    enter its top; then it is counted and ranked as any other query: the same hits either way (filters and
+    stubs too)."""
     lib, bare, stubs = corpus
     monkeypatch.setattr(search_store, "PHRASE_BUDGET", budget)
     for query in ('"cancer cell"', '"tumour protein" OR model', "cell-cancer", '"gene model"'):

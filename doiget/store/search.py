@@ -52,14 +52,15 @@ _NOT_STUB = "entries_fts.rowid NOT IN (SELECT id FROM entries WHERE is_stub = 1)
 SEEK_AFTER = 0.000375
 _MARGIN = 20  # rows ranked beyond twice the page, for the stubs among them
 # A phrase: matching it checks positions, so counting its matches costs as much as walking them to rank
-# them. A query holding one is ranked and shown in one pass without counting first, unless the walk passes
-# PHRASE_BUDGET matches (then showing what enters the top page as it goes would cost more than a second
-# walk); whichever way, the same hits. (A quoted term with a separator inside is several tokens.)
+# them. A query holding one is ranked and shown in one pass without counting first, unless more than
+# PHRASE_BUDGET pages' worth of rows enter the top page as the walk goes (each costs its snippet and summary:
+# about 3 pages' worth for 150 matches); then it is answered as any other query: the same hits either way.
+# (A quoted term with a separator inside is several tokens.)
 _QUOTED = re.compile(r'"((?:[^"]|"")*)"')  # the terms compile_query quotes
 _SEPARATOR = re.compile(r"[\W_]")
-PHRASE_BUDGET = 1000
+PHRASE_BUDGET = 3
 _ROW_BUDGET = "doiget_row_budget"
-_rows = threading.local()  # the rows the current one-pass statement of this thread may still walk
+_rows = threading.local()  # how many more rows may enter the top page of this thread's one-pass statement
 _ONE_TERM = re.compile(r'"[^"\s]+"\*?')  # what doiget.store.fts.compile_query makes of one word or prefix
 _SEP = "\x1f"
 # What page() raises for a malformed MATCH expression (tell it apart with doiget.store.fts.is_fts_error).
@@ -73,7 +74,7 @@ def page(conn: sqlite3.Connection, match: str, limit: int, offset: int, id_field
     ``clauses`` filter the entry aliased ``e``."""
     values = {**(params or {}), "match": match, "limit": limit, "offset": offset}
     if any(_SEPARATOR.search(term) for term in _QUOTED.findall(match)):
-        rows = _one_pass(conn, values, id_fields, clauses, budget=PHRASE_BUDGET)
+        rows = _one_pass(conn, values, id_fields, clauses, budget=PHRASE_BUDGET * (offset + limit))
         if rows is not None:
             return rows
     wanted = offset + limit
@@ -94,32 +95,31 @@ def page(conn: sqlite3.Connection, match: str, limit: int, offset: int, id_field
 
 def _one_pass(conn: sqlite3.Connection, values: dict[str, Any], id_fields: Sequence[str], clauses: Sequence[str],
               budget: int | None = None) -> list[dict[str, Any]] | None:
-    """The page ranked and shown by one statement (what each hit shows is computed only for the rows that
-    enter the top ``offset + limit`` as the matches are walked); with ``budget``, None once the walk passes
-    that many matches."""
-    where = ["entries_fts MATCH :match", "e.is_stub = 0", *clauses]
-    if budget is not None:
-        where.append(f"{_ROW_BUDGET}()")
-        _rows.left = budget
+    """The page ranked and shown by one statement (what a hit shows is computed only for the rows that enter
+    the top ``offset + limit`` as the matches are walked); with ``budget``, None once more than that many
+    rows have entered it (the statement is stopped)."""
+    where = " AND ".join(["entries_fts MATCH :match", "e.is_stub = 0", *clauses])
+    entered = f"{_ROW_BUDGET}(e.id)" if budget is not None else "1"  # computed as each row enters the top
+    _rows.left = budget
     try:
-        rows = conn.execute(f"SELECT e.id, {_BM25} AS score, {_shown_columns(id_fields)} FROM entries_fts "
-                            f"JOIN entries e ON e.id = entries_fts.rowid WHERE {' AND '.join(where)} "
+        rows = conn.execute(f"SELECT e.id, {_BM25} AS score, {entered}, {_shown_columns(id_fields)} FROM entries_fts "
+                            f"JOIN entries e ON e.id = entries_fts.rowid WHERE {where} "
                             "ORDER BY score, e.id LIMIT :limit OFFSET :offset", values).fetchall()
     except sqlite3.OperationalError as exc:
         if budget is None:
             raise
         if "no such function" in str(exc) and _ROW_BUDGET in str(exc):  # first use on this connection
-            conn.create_function(_ROW_BUDGET, 0, _walked_row)
+            conn.create_function(_ROW_BUDGET, 1, _entered)
             return _one_pass(conn, values, id_fields, clauses, budget)
         if _rows.left >= 0:  # not the budget's doing
             raise
         return None
-    return [_hit(row[0], row[1], row[2:], id_fields) for row in rows]
+    return [_hit(row[0], row[1], row[3:], id_fields) for row in rows]
 
 
-def _walked_row() -> int:
-    """SQL ``doiget_row_budget()``: true for each row walked until the thread's budget is spent, then an error
-    (which aborts the statement)."""
+def _entered(_entry_id: int) -> int:
+    """SQL ``doiget_row_budget(id)``: 1 for each row entering the top page until the thread's budget is
+    spent, then an error (which stops the statement)."""
     _rows.left -= 1
     if _rows.left < 0:
         raise RuntimeError("row budget spent")  # sqlite3 reports it as an OperationalError
