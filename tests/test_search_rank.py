@@ -80,7 +80,8 @@ def test_search_returns_plain_bm25_top_page(corpus, query):
     assert all("**" in h.snippet for h in hits)
 
 
-@pytest.mark.parametrize("match", ['"cell"', '"fluid"', '"signal" AND "brain"', '"cancer cell"', '"gene" OR "a b"'])
+@pytest.mark.parametrize("match", ['"cell"', '"fluid"', '"signal" AND "brain"', '"cancer cell"',
+                                   '"gene" OR "a b"'])
 def test_offset_pages_are_slices_of_the_full_ranking(corpus, match):
     lib, bare, stubs = corpus
     expected = plain_bm25(bare, stubs, match, 1000)
@@ -115,7 +116,8 @@ def test_a_phrase_search_still_stops_at_the_time_limit(tmp_path):
     with open_library(tmp_path) as lib:
         with lib.store.write() as conn:
             for i in range(300):
-                entry_store.upsert_work(conn, Work(doi=f"10.1/{i}", title=f"cancer cell {i}", abstract="cancer cell " * 50))
+                entry_store.upsert_work(conn, Work(doi=f"10.1/{i}", title=f"cancer cell {i}",
+                                                   abstract="cancer cell " * 50))
         with pytest.raises(DoigetError) as caught:
             lib.search('"cancer cell"')
         assert caught.value.code is ErrorCode.QUERY_TIMEOUT
