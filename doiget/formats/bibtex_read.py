@@ -11,10 +11,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-import bibtexparser
-from bibtexparser.model import DuplicateBlockKeyBlock, DuplicateFieldKeyBlock, Entry as BibEntry
-
 from doiget.errors import DoigetError, ErrorCode
+from doiget.formats.bibtex_split import BibBlock, split_bibtex
 from doiget.formats.fields import (BIB_DATE_FIELDS, BIB_NAME_FIELDS, BIB_TO_CSL, BIB_TO_CSL_TYPE,
                                    BOOKTITLE_TYPES, CSL_TO_BIB, CSL_TO_BIB_TYPE, MONTHS)
 from doiget.formats.latex import untex
@@ -40,49 +38,40 @@ _DECODED = ("title", "subtitle", "journal", "journaltitle", "booktitle", "volume
 def parse_bibtex(text: str) -> list[ImportRecord]:
     """Every entry of a .bib file as a record, in file order; unreadable blocks become empty records
     that say why."""
-    # bibtexparser splits the blocks; its value middlewares (string macros, enclosing braces) are
-    # replaced by _value below, which does the same in the one pass over the fields we make anyway.
-    library = bibtexparser.parse_string(text, parse_stack=[])
-    strings = _strings(library)
-    blocks = sorted(library.entries + library.failed_blocks, key=lambda b: b.start_line or 0)
-    if not library.entries and library.failed_blocks and not any(
-            isinstance(b, (DuplicateBlockKeyBlock, DuplicateFieldKeyBlock)) for b in library.failed_blocks):
-        first = library.failed_blocks[0]
+    split = split_bibtex(text)
+    strings: dict[str, str] = {}  # @string macros (lower-cased names) with their values resolved, in file order
+    for name, value in split.strings.items():
+        strings[name.lower()] = _value(value, strings)
+    blocks = sorted(split.entries + split.failed, key=lambda b: b.line)
+    if not split.entries and split.failed and all(block.aborted for block in split.failed):
+        first = split.failed[0]
         raise DoigetError(ErrorCode.INVALID_INPUT, f"no readable BibTeX entry; first error at line "
-                          f"{first.start_line + 1}: {_block_error(first)}", line=first.start_line + 1)
-    if not blocks and not library.comments:
+                          f"{first.line + 1}: {first.error}", line=first.line + 1)
+    if not blocks and not split.comments:
         raise DoigetError(ErrorCode.INVALID_INPUT, "no BibTeX entries found")
-    raw: list[tuple[BibEntry | None, dict[str, str], list[str], Any]] = []
+    raw: list[tuple[BibBlock | None, dict[str, str], list[str]]] = []
     for block in blocks:
         problems: list[str] = []
         entry = block
-        if isinstance(block, (DuplicateBlockKeyBlock, DuplicateFieldKeyBlock)):
-            entry = block.ignore_error_block
-            if isinstance(block, DuplicateBlockKeyBlock):
-                problems.append(f"duplicate key {block.key!r} at line {block.start_line + 1}")
-        if not isinstance(entry, BibEntry):
-            raw.append((None, {}, [f"unreadable entry at line {block.start_line + 1}: {_block_error(block)}"], block))
+        if not isinstance(block, BibBlock):
+            entry = block.entry
+            if block.duplicate_key is not None:
+                problems.append(f"duplicate key {block.duplicate_key!r} at line {block.line + 1}")
+        if entry is None:
+            raw.append((None, {}, [f"unreadable entry at line {block.line + 1}: {block.error}"]))
             continue
-        raw.append((entry, _fields(entry, strings, problems), problems, block))
-    by_key = {entry.key.lower(): fields for entry, fields, _, _ in raw if entry is not None}
+        raw.append((entry, _fields(entry, strings, problems), problems))
+    by_key = {entry.key.lower(): fields for entry, fields, _ in raw if entry is not None}
     records = []
-    for entry, fields, problems, _ in raw:
+    for entry, fields, problems in raw:
         if entry is None:
             records.append(ImportRecord(work=Work(), problems=problems))
             continue
-        kind = entry.entry_type.lower()
+        kind = entry.type.lower()
         if "crossref" in fields:
             _inherit(fields, kind, by_key, problems)
         records.append(bib_record(entry.key, kind, fields, problems))
     return records
-
-
-def _strings(library: Any) -> dict[str, str]:
-    """``@string`` macros (lower-cased names) with their values resolved, in file order."""
-    strings: dict[str, str] = {}
-    for string in library.strings:
-        strings[string.key.lower()] = _value(str(string.value), strings)
-    return strings
 
 
 def _value(raw: str, strings: dict[str, str]) -> str:
@@ -117,15 +106,11 @@ def _one_group(raw: str) -> bool:
     return depth == 0
 
 
-def _block_error(block: Any) -> str:
-    return str(getattr(block, "error", "")) or "syntax error"
-
-
-def _fields(entry: BibEntry, strings: dict[str, str], problems: list[str]) -> dict[str, str]:
+def _fields(entry: BibBlock, strings: dict[str, str], problems: list[str]) -> dict[str, str]:
     """Field name (lower case) -> value; a repeated name keeps its first non-empty value."""
     fields: dict[str, str] = {}
-    for field in entry.fields:
-        name, value = field.key.lower(), _value(str(field.value), strings)
+    for name, value in entry.fields:
+        name, value = name.lower(), _value(value, strings)
         held = fields.get(name)
         if held is None or (not held.strip() and value.strip()):
             fields[name] = value
