@@ -31,6 +31,8 @@ _CONSUMED = frozenset({
     "issue", "pages", "doi", "url", "pmid", "pmcid", "abstract", "language", "langid", "keywords",
     "eprint", "archiveprefix", "eprinttype", "crossref", "day", *BIB_NAME_FIELDS, *BIB_TO_CSL, *BIB_DATE_FIELDS,
 })
+_ISO_DATE = re.compile(r"(\d{4})(?:-(\d{1,2}))?(?:-(\d{1,2}))?")
+_BRACE = re.compile(r"[{}]")
 _DECODED = ("title", "subtitle", "journal", "journaltitle", "booktitle", "volume", "number", "issue", "pages",
             "abstract", "language", "langid", "keywords", "howpublished", *_PUBLISHER_LIKE, *_VERBATIM)
 
@@ -38,6 +40,16 @@ _DECODED = ("title", "subtitle", "journal", "journaltitle", "booktitle", "volume
 def parse_bibtex(text: str) -> list[ImportRecord]:
     """Every entry of a .bib file as a record, in file order; unreadable blocks become empty records
     that say why."""
+    records = []
+    for key, kind, fields, problems in _entries(text):
+        records.append(ImportRecord(work=Work(), problems=problems) if fields is None
+                       else bib_record(key, kind, fields, problems))
+    return records
+
+
+def _entries(text: str) -> list[tuple[str, str, dict[str, str] | None, list[str]]]:
+    """(key, type, fields, problems) of every block in file order, ``crossref`` parents' fields
+    inherited; fields is None for a block that could not be read."""
     split = split_bibtex(text)
     strings: dict[str, str] = {}  # @string macros (lower-cased names) with their values resolved, in file order
     for name, value in split.strings.items():
@@ -49,7 +61,7 @@ def parse_bibtex(text: str) -> list[ImportRecord]:
                           f"{first.line + 1}: {first.error}", line=first.line + 1)
     if not blocks and not split.comments:
         raise DoigetError(ErrorCode.INVALID_INPUT, "no BibTeX entries found")
-    raw: list[tuple[BibBlock | None, dict[str, str], list[str]]] = []
+    entries: list[tuple[str, str, dict[str, str] | None, list[str]]] = []
     for block in blocks:
         problems: list[str] = []
         entry = block
@@ -58,20 +70,14 @@ def parse_bibtex(text: str) -> list[ImportRecord]:
             if block.duplicate_key is not None:
                 problems.append(f"duplicate key {block.duplicate_key!r} at line {block.line + 1}")
         if entry is None:
-            raw.append((None, {}, [f"unreadable entry at line {block.line + 1}: {block.error}"]))
-            continue
-        raw.append((entry, _fields(entry, strings, problems), problems))
-    by_key = {entry.key.lower(): fields for entry, fields, _ in raw if entry is not None}
-    records = []
-    for entry, fields, problems in raw:
-        if entry is None:
-            records.append(ImportRecord(work=Work(), problems=problems))
-            continue
-        kind = entry.type.lower()
-        if "crossref" in fields:
+            entries.append(("", "", None, [f"unreadable entry at line {block.line + 1}: {block.error}"]))
+        else:
+            entries.append((entry.key, entry.type, _fields(entry, strings, problems), problems))
+    by_key = {key.lower(): fields for key, _, fields, _ in entries if fields is not None}
+    for _, kind, fields, problems in entries:  # in file order: a parent read earlier lends what it inherited
+        if fields is not None and "crossref" in fields:
             _inherit(fields, kind, by_key, problems)
-        records.append(bib_record(entry.key, kind, fields, problems))
-    return records
+    return entries
 
 
 def _value(raw: str, strings: dict[str, str]) -> str:
@@ -92,17 +98,14 @@ def _piece(raw: str, strings: dict[str, str]) -> str:
 
 
 def _one_group(raw: str) -> bool:
-    inner = raw[1:-1]
-    if "{" not in inner and "}" not in inner:
+    """Whether the braces opening and closing ``raw`` enclose all of it (``{a}{b}`` is two groups)."""
+    if "{" not in raw[1:-1] and "}" not in raw[1:-1]:
         return True
     depth = 0
-    for index, char in enumerate(raw):
-        if char == "{":
-            depth += 1
-        elif char == "}":
-            depth -= 1
-            if depth == 0 and index < len(raw) - 1:
-                return False
+    for brace in _BRACE.findall(raw, 1, len(raw) - 1):
+        depth += 1 if brace == "{" else -1
+        if depth < 0:
+            return False
     return depth == 0
 
 
@@ -144,7 +147,7 @@ def _text(value: str | None, problems: list[str], name: str) -> str | None:
     if not value:
         return None
     try:
-        return clean(untex(value))
+        return untex(value) or None  # untex's text is already one line
     except Exception as exc:  # noqa: BLE001 - pylatexenc raises many types on odd input
         problems.append(f"field {name}: cannot decode LaTeX ({exc.__class__.__name__}); kept as written")
         return clean(value)
@@ -163,7 +166,7 @@ def _names(value: str, problems: list[str]) -> list[Author]:
 def _date(fields: dict[str, str]) -> tuple[int | None, str | None, str | None]:
     """(year, ISO date when finer than a year, raw value when neither reads it)."""
     date = (fields.get("date") or "").strip()
-    match = re.match(r"^(\d{4})(?:-(\d{1,2}))?(?:-(\d{1,2}))?", date)
+    match = _ISO_DATE.match(date) if date else None
     if match:
         parts = [int(p) for p in match.groups() if p]
         return parts[0], iso_date(parts), None if match.group(0) == date else date
@@ -183,7 +186,7 @@ def _date(fields: dict[str, str]) -> tuple[int | None, str | None, str | None]:
 
 
 def _csl_date(value: str) -> dict[str, Any]:
-    match = re.match(r"^(\d{4})(?:-(\d{1,2}))?(?:-(\d{1,2}))?$", value.strip())
+    match = _ISO_DATE.fullmatch(value.strip())
     if match:
         return {"date-parts": [[int(p) for p in match.groups() if p]]}
     return {"raw": value.strip()}

@@ -36,6 +36,8 @@ _AND_OR_BRACE = re.compile(r"[{}]|\s+and\s+", re.I)
 def split_names(value: str) -> list[str]:
     """The persons of a BibTeX name list (``A and B and {C and D}``), each as written: split at
     ``and`` between spaces outside braces, as BibTeX does."""
+    if "{" not in value and "}" not in value:
+        return [name.strip() for name in _AND.split(value) if name.strip()]
     names, depth, start = [], 0, 0
     for match in _AND_OR_BRACE.finditer(value):
         token = match.group(0)
@@ -137,10 +139,9 @@ def bibtex_author(name: str, decode: Callable[[str], str]) -> tuple[Author, str 
         words = name.split()
         split = _initials_at(words) if "," not in name else None
         if split:  # "Malik A S": PubMed/Vancouver order, which BibTeX would read as family "S"
-            return (make_author(family=" ".join(words[:split]), given=" ".join(words[split:])),
+            return (_plain_author(words[split:], [], words[:split]),
                     f"name {name!r} read as family name followed by initials")
-        first, von, last = _plain_parts(name)
-        return make_author(given=" ".join(first), particle=" ".join(von), family=" ".join(last)), None
+        return _plain_author(*_plain_parts(name)), None
     if _is_braced_whole(name):
         return make_author(literal=decode(name)), None
     if _EXTENDED.match(name):
@@ -157,6 +158,15 @@ def bibtex_author(name: str, decode: Callable[[str], str]) -> tuple[Author, str 
     if not author.family and not author.literal:
         warning = f"name {name!r} has no family part"
     return author, warning
+
+
+def _plain_author(first: list[str], von: list[str], last: list[str]) -> Author:
+    """``make_author`` for parts that are lists of whitespace-free words (the same Author, without
+    re-normalising its parts)."""
+    given, particle, family = " ".join(first) or None, " ".join(von) or None, " ".join(last) or None
+    display = " ".join(p for p in (given, particle, family) if p)
+    return Author(name=display or "Anonymous", family=family, given=given, particle=particle,
+                  dropping_particle=None, suffix=None)
 
 
 def make_author(*, family: str | None = None, given: str | None = None, particle: str | None = None,
