@@ -2,7 +2,7 @@
 
 A name list is cut at ``and`` outside braces; each name is split by bibtexparser 2's
 ``parse_single_name_into_parts`` (non-strict): it implements BibTeX's own First/von/Last/Jr
-rules, is maintained with the parser we already use for the files, and its non-strict mode
+rules, is maintained alongside the splitter doiget's own is tested against, and its non-strict mode
 never raises on odd names (trailing or extra commas), which pybtex's ``Person`` does. Names
 made only of letters, dots, apostrophes and hyphens take a fast path that applies the same
 rules; a test checks both agree on every name of the corpus. Better BibTeX's extended form
@@ -38,6 +38,10 @@ def split_names(value: str) -> list[str]:
     ``and`` between spaces outside braces, as BibTeX does."""
     if "{" not in value and "}" not in value:
         return [name.strip() for name in _AND.split(value) if name.strip()]
+    return _split_outside_braces(value)
+
+
+def _split_outside_braces(value: str) -> list[str]:
     names, depth, start = [], 0, 0
     for match in _AND_OR_BRACE.finditer(value):
         token = match.group(0)
