@@ -48,7 +48,7 @@ for _ in range(int(sys.argv[3])):
         cpu = time.process_time() - start
         lib.close()
     best = cpu if best is None else min(best, cpu)
-print(best, result["records"])
+print(best, result["records"] if isinstance(result, dict) else result.records)  # a dict before typed results
 """
 
 
