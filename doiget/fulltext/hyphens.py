@@ -17,7 +17,9 @@ MAX_COMPOUND_CHARS = 80  # how far back a line's last hyphenated token is looked
 HYPHENS = ("-", "\u2010")  # hyphen-minus, hyphen
 _BREAKS = (*HYPHENS, SOFT_HYPHEN)
 _WORDS = re.compile(r"[^\W\d_]+(?:[-\u2010][^\W\d_]+)*")
-_TAIL = re.compile(r"((?:[^\W\d_]+[-\u2010])*?)([^\W\d_]+)[-\u2010]$")
+# A line's last hyphenated token, read from the end of the reversed line: ``state-of-the-`` reversed is
+# ``-eht-fo-etats``, its groups ``eht`` and ``-fo-etats`` (a forward search with ``$`` tried every start).
+_TAIL_REVERSED = re.compile(r"[-\u2010]([^\W\d_]+)((?:[-\u2010][^\W\d_]+)*)")
 _HEAD = re.compile(r"[^\W\d_]+")
 
 
@@ -43,7 +45,7 @@ class Vocabulary:
                 line = line.partition(" ")[2]
             continued = line.endswith(HYPHENS)
             kept.append(line.rpartition(" ")[0] if continued else line)
-        for token in set(_WORDS.findall("\n".join(kept).lower())):
+        for token in _words("\n".join(kept).lower()):
             if "-" in token or "\u2010" in token:
                 vocab.compounds.add(token.replace("\u2010", "-"))
             else:
@@ -53,10 +55,11 @@ class Vocabulary:
     def keeps_hyphen(self, left: str, right: str) -> bool:
         """Whether ``left-`` at a line end and ``right`` on the next line form a hyphenated compound."""
         head = _HEAD.match(right)
-        tail = _TAIL.search(left[-MAX_COMPOUND_CHARS:])
+        tail = _TAIL_REVERSED.match(left[-MAX_COMPOUND_CHARS:][::-1])
         if head is None or tail is None:
             return True  # ``x-`` before a number or a symbol: a real hyphen (``COVID-`` ``19``)
-        before, a, b = tail.group(1).lower().replace("\u2010", "-"), tail.group(2).lower(), head.group(0).lower()
+        before = tail.group(2)[::-1].lower().replace("\u2010", "-")
+        a, b = tail.group(1)[::-1].lower(), head.group(0).lower()
         if f"{a}-{b}" in self.compounds or (before and f"{before}{a}-{b}" in self.compounds):
             keep = True
         elif a + b in self.words:
@@ -68,6 +71,11 @@ class Vocabulary:
         else:
             self.joined += 1
         return keep
+
+
+def _words(text: str) -> set[str]:
+    """The words and compounds of ``text``; none spans whitespace, so each distinct token is read once."""
+    return set(_WORDS.findall("\n".join(set(text.split()))))
 
 
 def join_lines(lines: list[str], vocab: Vocabulary | None = None) -> str:
