@@ -45,11 +45,10 @@ class Vocabulary:
                 line = line.partition(" ")[2]
             continued = line.endswith(HYPHENS)
             kept.append(line.rpartition(" ")[0] if continued else line)
-        for token in _words("\n".join(kept).lower()):
-            if "-" in token or "\u2010" in token:
-                vocab.compounds.add(token.replace("\u2010", "-"))
-            else:
-                vocab.words.add(token)
+        tokens = _words("\n".join(kept).lower())
+        hyphenated = {token for token in tokens if "-" in token or "\u2010" in token}
+        vocab.words = tokens - hyphenated
+        vocab.compounds = {token.replace("\u2010", "-") for token in hyphenated}
         return vocab
 
     def keeps_hyphen(self, left: str, right: str) -> bool:
@@ -80,8 +79,11 @@ def _words(text: str) -> set[str]:
 
 def join_lines(lines: list[str], vocab: Vocabulary | None = None) -> str:
     """Join wrapped lines into one paragraph, undoing end-of-line hyphenation where ``vocab`` says to."""
-    if not any(line.endswith(_BREAKS) for line in lines):  # the common case: nothing to undo
-        text = " ".join(lines)
+    text = " ".join(lines)
+    # the common case, nothing to undo: no break character before a join or at the end (a cheap test on
+    # the joined text that a hyphen inside a line also trips, so the lines themselves decide)
+    if not (text.endswith(_BREAKS) or any(f"{c} " in text for c in _BREAKS)) or not any(
+            line.endswith(_BREAKS) for line in lines):
         return text.replace(SOFT_HYPHEN, "") if SOFT_HYPHEN in text else text
     out = ""
     for line in lines:

@@ -172,7 +172,7 @@ def _split_leading_heading(lines: list[Line], fonts: frozenset[str]) -> list[lis
     part of its own."""
     if len(lines) < 2:
         return [lines] if lines else []
-    styles = [_style(line, fonts) for line in lines]
+    styles = [(line.bold, round(line.size * 2), line.single and line.font in fonts) for line in lines]
     if styles.count(styles[0]) == len(styles):
         return [lines]
     runs: list[list[Line]] = []
@@ -195,10 +195,6 @@ def _split_leading_heading(lines: list[Line], fonts: frozenset[str]) -> list[lis
     return [part[1:] if part[0] is _HEAD_MARK else part for part in parts]
 
 
-def _style(line: Line, fonts: frozenset[str]) -> tuple[bool, float, bool]:
-    return line.bold, _size_key(line.size), _in_heading_font(line, fonts)
-
-
 def _in_heading_font(line: Line, fonts: frozenset[str]) -> bool:
     return line.single and line.font in fonts
 
@@ -209,15 +205,17 @@ def _union(boxes) -> tuple[float, float, float, float]:
 
 
 def _rows(lines: list[Line]) -> tuple[list[str], bool]:
-    """Merge lines sharing a baseline into one row; cells far apart are joined with ' | '."""
-    if not any(_same_baseline(a, b) for a, b in zip(lines, lines[1:])):
-        return [line.text for line in lines], False  # the common case: every line its own row
-    rows: list[list[Line]] = []
-    for line in lines:
-        if rows and _same_baseline(rows[-1][0], line):
+    """Merge lines sharing a baseline (bottoms less than 0.3 of the smaller size apart) into one row; cells
+    far apart are joined with ' | '."""
+    rows = [[lines[0]]]
+    for line in lines[1:]:
+        first = rows[-1][0]
+        if abs(first.bbox[3] - line.bbox[3]) < 0.3 * min(first.size, line.size):
             rows[-1].append(line)
         else:
             rows.append([line])
+    if len(rows) == len(lines):
+        return [line.text for line in lines], False  # the common case: every line its own row
     texts, has_cells = [], False
     for row in rows:
         row.sort(key=lambda ln: ln.bbox[0])
@@ -229,10 +227,6 @@ def _rows(lines: list[Line]) -> tuple[list[str], bool]:
             text += (" | " if cell_break else " ") + cur.text
         texts.append(text)
     return texts, has_cells
-
-
-def _same_baseline(a: Line, b: Line) -> bool:
-    return abs(a.bbox[3] - b.bbox[3]) < 0.3 * min(a.size, b.size)
 
 
 def _reading_order(blocks: list[_Block], width: float) -> list[_Block]:
