@@ -30,6 +30,12 @@ def heading_fonts(blocks: list[list[Line]]) -> frozenset[str]:
     leads: Counter[str] = Counter()
     others: Counter[str] = Counter()
     for lines in blocks:
+        if len(lines) == 1:  # half the blocks: one run of one line, leading nothing
+            line = lines[0]
+            chars[line.font] += len(line.text)
+            if line.single:
+                others[line.font] += 1
+            continue
         runs = [list(run) for _, run in groupby(lines, key=_FONT)]
         for i, run in enumerate(runs):
             font = run[0].font  # the lines of a run share their font and whether they are set in it throughout

@@ -12,7 +12,7 @@ from doiget.fulltext.hyphens import Vocabulary
 
 # the forward form: every start position tried, anchored at the line end
 _FORWARD_TAIL = re.compile(r"((?:[^\W\d_]+[-\u2010])*?)([^\W\d_]+)[-\u2010]$")
-_LINES = st.text(alphabet="ab\u00e9\u0130\u00b2-\u2010\u00ad 1.\n", max_size=60)
+_LINES = st.text(alphabet="ab\u00e9\u0130\u00b2-\u2010\u00ad 1.(\u201d\n", max_size=60)
 
 
 @settings(max_examples=400, deadline=None)
