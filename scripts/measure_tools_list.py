@@ -24,10 +24,11 @@ def count_tokens(text: str) -> int:
     return len(bpe_openai.get_encoding("cl100k_base").encode(text))
 
 
-async def tools_list_json(profile: str) -> str:
-    """The JSON of tools/list served by ``doiget serve`` under ``profile`` (on an empty home)."""
+async def tools_list_json(profile: str, doiget: tuple[str, ...] = (sys.executable, "-m", "doiget.cli")) -> str:
+    """The JSON of tools/list served by ``doiget serve`` under ``profile`` (on an empty home); ``doiget``
+    is the command that runs doiget."""
     with tempfile.TemporaryDirectory() as home:
-        params = StdioServerParameters(command=sys.executable, args=["-m", "doiget.cli", "serve"],
+        params = StdioServerParameters(command=doiget[0], args=[*doiget[1:], "serve"],
                                        env={**os.environ, "DOIGET_HOME": home, "DOIGET_PROFILE": profile})
         async with Client(params) as client:
             result = await client.list_tools()

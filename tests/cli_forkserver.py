@@ -3,7 +3,8 @@ child per ``doiget`` invocation. Run as ``python cli_forkserver.py SOCKET``.
 
 A child takes the caller's stdin/stdout/stderr (passed over the socket), argv, environment and
 working directory, runs :func:`doiget.cli.main` as the command would, and reports its exit code.
-It starts from the server's freshly imported state: the server itself runs no doiget code.
+It starts from the server's freshly imported state: the server runs no doiget code but the demo's
+PDF drawing.
 """
 from __future__ import annotations
 
@@ -11,12 +12,14 @@ import atexit
 import json
 import os
 import selectors
+import shutil
 import signal
 import socket
 import struct
 import sys
 import traceback
 
+from demo_pdfs import remember_demo_pdfs
 from offline import offline_getaddrinfo
 
 
@@ -74,11 +77,26 @@ def run_child(conn: socket.socket) -> None:
         os._exit(code & 0xFF)
 
 
+def warm_up() -> None:
+    """Import every doiget module and the libraries that commands load on first use (the store's
+    SQLAlchemy and Alembic, PyMuPDF, the MCP SDK) and draw the demo's PDFs (:mod:`demo_pdfs`), so
+    that a child pays none of it."""
+    import importlib
+    import pkgutil
+
+    import doiget
+
+    for module in pkgutil.walk_packages(doiget.__path__, "doiget."):
+        if not module.name.endswith("__main__"):
+            importlib.import_module(module.name)
+    for name in ("alembic.command", "alembic.config", "alembic.runtime.migration", "alembic.script",
+                 "pymupdf", "rich.progress"):
+        importlib.import_module(name)
+    remember_demo_pdfs()
+
+
 def serve(path: str) -> None:
-    import doiget.cli  # noqa: F401  the warm part: argument parser and every command module
-    import doiget.library  # noqa: F401  the store, models, services
-    import doiget.mcp.server  # noqa: F401  ``doiget serve``: the SDK and the tools
-    import rich.progress  # noqa: F401
+    warm_up()
 
     socket.getaddrinfo = offline_getaddrinfo(socket.getaddrinfo)  # conftest's guard, in every child too
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # children are reaped by the kernel
@@ -91,6 +109,7 @@ def serve(path: str) -> None:
     print("ready", flush=True)
     while True:
         if any(key.fileobj is sys.stdin.buffer for key, _ in watch.select()):
+            shutil.rmtree(os.path.dirname(path), ignore_errors=True)
             os._exit(0)  # stdin closed: the test process that started this server is gone
         conn, _ = listener.accept()
         sys.stdout.flush()

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import atexit
 import os
+import shutil
 import signal
 import stat
 import subprocess
@@ -36,6 +37,7 @@ def _server_dir() -> Path:
         # The server exits when its stdin closes, i.e. when this process ends however it ends
         # (xdist workers may skip atexit); the reference keeps the pipe open until then.
         _servers.append(server)
+        atexit.register(shutil.rmtree, workdir, True)
         atexit.register(os.killpg, server.pid, signal.SIGKILL)
         (workdir / "bin").mkdir()
         wrapper = workdir / "bin" / "doiget"

@@ -3,9 +3,11 @@ keeps every test off the network."""
 from __future__ import annotations
 
 import socket
+import sqlite3
 from pathlib import Path
 
 import pytest
+from demo_pdfs import remember_demo_pdfs
 from offline import offline_getaddrinfo
 
 UPSTREAM = Path(__file__).parent / "fixtures" / "upstream"
@@ -70,3 +72,36 @@ def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
                  "DOIGET_CA_BUNDLE", "DOIGET_RATE_LIMITS"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setattr(socket, "getaddrinfo", offline_getaddrinfo(socket.getaddrinfo))
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _demo_pdfs_drawn_once() -> None:
+    remember_demo_pdfs()
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _new_libraries_start_from_a_migrated_copy(tmp_path_factory):
+    """A library a test creates in this process starts as a copy (SQLite's backup API) of one that
+    the real migrations made once per worker, instead of running every migration again (~0.2 s each
+    time, hundreds of times). Only empty files are copied into: a library at an older revision,
+    as the migration tests build them, is upgraded by Alembic as always. CLI and MCP subprocesses
+    migrate for real."""
+    from doiget import open_library
+    from doiget.store import migrate
+
+    template = tmp_path_factory.mktemp("migrated")
+    open_library(template).close()
+    real_upgrade = migrate.upgrade
+
+    def upgrade(engine):
+        with engine.connect() as conn:
+            raw = conn.connection.dbapi_connection
+            if raw.execute("SELECT count(*) FROM sqlite_master").fetchone()[0] == 0:
+                with sqlite3.connect(template / "library.sqlite3") as source:
+                    source.backup(raw)
+                return migrate.HEAD
+        return real_upgrade(engine)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(migrate, "upgrade", upgrade)
+        yield

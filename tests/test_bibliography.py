@@ -13,6 +13,7 @@ from doiget.config import Config
 from doiget.errors import DoigetError, ErrorCode
 from doiget.formats.importer import parse_bibliography
 from doiget.library import Library
+from doiget.services import bibliography
 
 BUNGE = UPSTREAM / "bibtex" / "zotero_bbt_export_bunge_collection_901.bib"
 ZOTERO_CSL = UPSTREAM / "csl_json" / "zotero_bbt_export_deterministic_ordering_1178.csl.json"
@@ -95,7 +96,8 @@ def test_import_rejects_what_is_not_a_bibliography(lib):
     assert err.value.code is ErrorCode.INVALID_INPUT
 
 
-def test_large_import_writes_in_chunks_with_progress(lib):
+def test_large_import_writes_in_chunks_with_progress(lib, monkeypatch):
+    monkeypatch.setattr(bibliography, "CHUNK_SIZE", 500)
     items = [{"type": "article-journal", "title": f"Paper number {i}", "DOI": f"10.5555/bench.{i}",
               "author": [{"family": f"Author{i % 50}", "given": "A"}, {"family": "Shared", "given": "B"}]}
              for i in range(1200)]

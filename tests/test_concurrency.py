@@ -6,8 +6,8 @@ import json
 import multiprocessing
 import os
 import subprocess
-import sys
 
+from cli_process import doiget_command
 from doiget import Work, open_library
 
 WRITERS = 4
@@ -37,7 +37,7 @@ def _writer(home: str, worker: int, count: int, errors) -> None:
 def test_four_writers_and_a_reading_mcp_server(tmp_path):
     home = str(tmp_path / "lib")
     open_library(home).close()
-    server = subprocess.Popen([sys.executable, "-m", "doiget.cli", "serve"], stdin=subprocess.PIPE,
+    server = subprocess.Popen([*doiget_command(), "serve"], stdin=subprocess.PIPE,
                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                               env={**os.environ, "DOIGET_HOME": home})
     ctx = multiprocessing.get_context("spawn")

@@ -9,11 +9,11 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
+from cli_process import doiget_command
 from doiget import open_library
 from doiget.config import load_config
 from doiget.demo import load_demo
@@ -106,7 +106,7 @@ def test_real_server_survives_fuzz_and_keeps_stdout_clean(tmp_path, calls):
     if not home.exists():
         with open_library(home) as lib:
             load_demo(lib)
-    proc = subprocess.Popen([sys.executable, "-m", "doiget.cli", "serve"], stdin=subprocess.PIPE,
+    proc = subprocess.Popen([*doiget_command(), "serve"], stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                             env={**os.environ, "DOIGET_HOME": str(home), "DOIGET_PROFILE": "offline"})
     try:

@@ -15,7 +15,7 @@ from doiget import DoigetError, ErrorCode, open_library
 from doiget.pagerank import pagerank  # equal to networkx.pagerank: tests/test_pagerank.py
 from doiget.ranking import SECTIONS
 
-N = 2000
+N = 1000
 
 
 @pytest.fixture(scope="module")

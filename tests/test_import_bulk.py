@@ -79,12 +79,58 @@ def test_streamed_array_reads_as_json_loads_does():
             _outcome(lambda: safejson.loads(array, "CSL-JSON")), array[:20]
 
 
+PIECED = ARRAYS + [
+    '[1.5, 12345, -0.5e10, 1E+2, "caf\\u00e9 \\"q\\"", {"a": [true, false, null]}]',
+    json.dumps(ITEMS, indent=1),
+    json.dumps(ITEMS, indent=1)[:-40] + ' x\n  ]',  # an error on a late line
+    '[\n  1,\n  2\n]\n\n  ,',  # extra data after the array, lines on
+    '[1, 2]\n \n',
+]
+
+
+def test_array_read_in_pieces_reads_as_json_loads_does():
+    """A file is decoded as it is read: cut into pieces anywhere (inside numbers, strings, escapes,
+    between lines), the same values and the same errors, line and column counted from the start."""
+    for array in PIECED:
+        whole = _outcome(lambda: safejson.loads(array, "CSL-JSON"))
+        for size in (1, 2, 3, 7, 64, 4096):
+            pieces = [array[i:i + size] for i in range(0, len(array), size)]
+            assert _outcome(lambda: list(safejson.items(pieces, "CSL-JSON"))) == whole, (array[:30], size)
+
+
 def test_a_broken_csl_file_fails_before_any_record(tmp_path):
     with pytest.raises(DoigetError, match="Extra data at line 2, column 1"):
         next(iter_csl(json.dumps(ITEMS) + "\n,"))
     with open_library(tmp_path) as lib:
         with pytest.raises(DoigetError, match="Expecting ',' delimiter"):
             lib.import_bibliography(json.dumps(ITEMS * 50)[:-1] + " 7]", format="csl-json")
+        assert lib.recent() == []
+
+
+def test_a_file_is_decoded_as_it_is_read_and_stores_what_its_text_stores(tmp_path, monkeypatch):
+    """A CSL-JSON file is read a piece at a time (here 100 characters): the library and the report equal
+    those of importing its text; a broken or unreadable file fails before any record, naming where."""
+    from doiget.formats import importer
+    monkeypatch.setattr(importer, "PIECE", 100)
+    document = "\ufeff \n" + json.dumps(ITEMS, indent=2, ensure_ascii=False)
+    path = tmp_path / "items.json"
+    path.write_text(document, encoding="utf-8")
+    outcomes = []
+    for source in (document, path):
+        with open_library(tmp_path / str(len(outcomes))) as lib:
+            result = lib.import_bibliography(source).as_json()
+            outcomes.append(({k: v for k, v in result.items() if k not in ("seconds", "records_per_second")},
+                             lib.export("csl-json")))
+    assert outcomes[0] == outcomes[1] and outcomes[0][0]["added"] == 12
+    broken = tmp_path / "broken.json"
+    broken.write_text(document[:-2] + "}\n]\n", encoding="utf-8")
+    bad_bytes = tmp_path / "latin1.json"
+    bad_bytes.write_bytes(document.encode("utf-8")[:-300] + "é".encode("latin-1") + b"}]")
+    with open_library(tmp_path / "broken") as lib:
+        with pytest.raises(DoigetError, match=f"Expecting ',' delimiter at line {document.count(chr(10))}, column 4"):
+            lib.import_bibliography(broken)
+        with pytest.raises(DoigetError, match="cannot read .*latin1.json: 'utf-8' codec can't decode"):
+            lib.import_bibliography(bad_bytes)
         assert lib.recent() == []
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from functools import partial
 
 import anyio
@@ -189,7 +188,7 @@ def test_stdout_carries_only_jsonrpc_frames_and_eof_shuts_down(demo_home):
          "params": {"name": "doiget_info", "arguments": {"ref": ["not", "a", "string"]}}},
         {"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {"name": "doiget_health"}},
     ]
-    proc = subprocess.Popen([sys.executable, "-m", "doiget.cli", "serve"], stdin=subprocess.PIPE,
+    proc = subprocess.Popen([*doiget_command(), "serve"], stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             env={**os.environ, "DOIGET_HOME": str(demo_home), "DOIGET_LOG": "DEBUG"})
     responses, raw_lines = {}, []

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from doiget import safejson
@@ -19,12 +19,12 @@ from doiget.formats.record import YEAR, ImportRecord, clean, find_ids, iso_date,
 from doiget.models import Author, Work
 
 _HTML_TAG = re.compile(r"</?(?:i|b|em|strong|sup|sub|sc|span)(?:\s[^>]*)?>", re.I)
-_COLUMNS = {"title": "title", "container-title": "venue", "type": "type", "publisher": "publisher",
-            "volume": "volume", "issue": "issue", "page": "pages", "URL": "url", "abstract": "abstract",
-            "language": "language"}
-_HANDLED = frozenset({*_COLUMNS, "id", "citation-key", "DOI", "PMID", "PMCID", "issued", "keyword", "custom",
-                      *CSL_NAME_VARIABLES})
-_ROLES = tuple(sorted(CSL_NAME_VARIABLES - {"author"}))
+_COLUMNS = {"type": "type", "publisher": "publisher", "volume": "volume", "issue": "issue", "URL": "url",
+            "abstract": "abstract", "language": "language"}  # plain text columns
+_RICH = (("title", "title"), ("container-title", "venue"))  # text columns that may carry markup
+_HANDLED = frozenset({*_COLUMNS, *dict(_RICH), "page", "id", "citation-key", "DOI", "PMID", "PMCID", "issued",
+                      "keyword", "custom", *CSL_NAME_VARIABLES})
+_ROLES = CSL_NAME_VARIABLES - {"author"}
 _KEY = re.compile(r"^[^\s,{}#%\"'()=\\~]+$")
 
 
@@ -33,14 +33,19 @@ def parse_csl(text: str) -> list[ImportRecord]:
     return list(iter_csl(text))
 
 
-def iter_csl(text: str) -> Iterator[ImportRecord]:
+def iter_csl(text: str | Callable[[], Iterable[str]]) -> Iterator[ImportRecord]:
     """The records of :func:`parse_csl` one at a time: an array is checked, then decoded item by item, so
-    only the text and the records taken so far are held, never the whole decoded document."""
-    text = text.lstrip("\ufeff")
-    if text.lstrip(" \t\r\n").startswith("["):
-        for _ in safejson.items(text, "CSL-JSON"):
+    only the text and the records taken so far are held, never the whole decoded document. ``text`` may
+    also be a function giving the pieces of an array afresh (a file, read twice and never held whole)."""
+    if callable(text):
+        array: Callable[[], str | Iterable[str]] | None = lambda: _without_bom(text())
+    else:
+        text = text.lstrip("\ufeff")
+        array = (lambda: text) if text.lstrip(" \t\r\n").startswith("[") else None
+    if array:
+        for _ in safejson.items(array(), "CSL-JSON"):
             pass  # a syntax error anywhere fails the file before any record is imported
-        data: Iterable[Any] = safejson.items(text, "CSL-JSON")
+        data: Iterable[Any] = safejson.items(array(), "CSL-JSON")
     else:
         data = safejson.loads(text, "CSL-JSON")
         if isinstance(data, dict):
@@ -50,6 +55,12 @@ def iter_csl(text: str) -> Iterator[ImportRecord]:
     names: dict[tuple, Author | None] = {}
     for index, item in enumerate(data):
         yield csl_record(index, item, names)
+
+
+def _without_bom(pieces: Iterable[str]) -> Iterator[str]:
+    pieces = iter(pieces)
+    yield next(pieces, "").lstrip("\ufeff")
+    yield from pieces
 
 
 def _issued(issued: Any) -> tuple[int | None, str | None, bool]:
@@ -70,10 +81,13 @@ def _first(value: Any) -> Any:
     return value[0] if isinstance(value, list) and value else value
 
 
-def _rich_text(value: Any) -> str | None:
-    """Titles from Zotero and Crossref carry rich-text markup (<i>, <span class="nocase">) and entities."""
+def _rich_text(value: Any) -> tuple[str | None, str | None]:
+    """(the text, the text without rich-text markup): titles from Zotero and Crossref carry markup (<i>,
+    <span class="nocase">) and entities."""
     text = clean(_first(value))
-    return html.unescape(_HTML_TAG.sub("", text)) if text else None
+    if not text:
+        return text, None
+    return text, html.unescape(_HTML_TAG.sub("", text) if "<" in text else text)
 
 
 def _people(value: Any, names: dict[tuple, Author | None]) -> list[Author]:
@@ -98,30 +112,34 @@ def csl_record(index: int, item: Any, names: dict[tuple, Author | None] | None =
     names = {} if names is None else names
     if not isinstance(item, dict):
         return ImportRecord(work=Work(), problems=[f"item {index} is not a JSON object"])
-    key = item.get("citation-key") or item.get("id")
+    get = item.get
+    key = get("citation-key") or get("id")
     key = str(key) if key not in (None, "") and _KEY.match(str(key)) and "//" not in str(key) else None
     problems: list[str] = []
     try:
-        year, published, richer = _issued(item.get("issued"))
+        year, published, richer = _issued(get("issued"))
     except (TypeError, ValueError):
         year, published, richer = None, None, True
-        problems.append(f"unreadable issued date {item.get('issued')!r}")
-    custom = item.get("custom") if isinstance(item.get("custom"), dict) else {}
+        problems.append(f"unreadable issued date {get('issued')!r}")
+    custom = get("custom") if isinstance(get("custom"), dict) else {}
     ids, inferred, id_problems = find_ids(
-        {"doi": item.get("DOI"), "pmid": item.get("PMID"), "pmcid": item.get("PMCID"),
+        {"doi": get("DOI"), "pmid": get("PMID"), "pmcid": get("PMCID"),
          "arxiv": custom.get("arxiv"), "openalex": custom.get("openalex")},
-        (str(item.get(name) or "") for name in ("URL", "number", "note", "archive_location")),
+        (str(get(name) or "") for name in ("URL", "number", "note", "archive_location")),
     )
     extra = {name: value for name, value in item.items() if name not in _HANDLED and value not in (None, "", [])}
-    extra.update({name: value for name, value in custom.items() if name not in ("arxiv", "openalex")})
-    if richer and item.get("issued") is not None:
+    if custom:
+        extra.update({name: value for name, value in custom.items() if name not in ("arxiv", "openalex")})
+    if richer and get("issued") is not None:
         extra["issued"] = item["issued"]
-    for name in ("title", "container-title"):
-        if isinstance(item.get(name), str) and _rich_text(item[name]) != clean(item[name]):
+    fields: dict[str, Any] = {column: clean(value) for name, column in _COLUMNS.items()
+                              if (value := get(name)) is not None}
+    for name, column in _RICH:
+        text, fields[column] = _rich_text(get(name))
+        if fields[column] != text and isinstance(get(name), str):
             extra[f"{name}-rich"] = item[name]
-    contributors = {role: people for role in _ROLES if role in item and (people := _people(item[role], names))}
-    fields: dict[str, Any] = {column: clean(item.get(name)) for name, column in _COLUMNS.items()}
-    fields.update(title=_rich_text(item.get("title")), venue=_rich_text(item.get("container-title")),
-                  pages=pages(item.get("page")), authors=_people(item.get("author"), names), contributors=contributors,
-                  year=year, published=published, citekey=key, extra=extra)
-    return make_record(key, fields, ids, keywords(item.get("keyword")), problems + id_problems, inferred)
+    roles = _ROLES.intersection(item)
+    fields.update(pages=pages(get("page")), authors=_people(get("author"), names), year=year, published=published,
+                  contributors={role: people for role in sorted(roles) if (people := _people(item[role], names))}
+                  if roles else {}, citekey=key, extra=extra)
+    return make_record(key, fields, ids, keywords(get("keyword")), problems + id_problems, inferred)

@@ -12,6 +12,7 @@ import gc
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Literal
 
 from doiget.errors import DoigetError, ErrorCode
@@ -19,6 +20,7 @@ from doiget.formats.record import ImportRecord
 
 Format = Literal["auto", "csl-json", "bibtex", "ris"]
 _RIS_START = re.compile(r"^\s*TY  - ", re.M)
+PIECE = 1 << 20  # characters read from a bibliography file at a time
 
 __all__ = ["Format", "ImportRecord", "iter_bibliography", "parse_bibliography"]
 
@@ -29,11 +31,30 @@ def parse_bibliography(text: str, format: Format = "auto") -> list[ImportRecord]
         return list(iter_bibliography(text, format))
 
 
-def iter_bibliography(text: str, format: Format = "auto") -> Iterator[ImportRecord]:
-    """The records of :func:`parse_bibliography` one at a time (CSL-JSON is decoded item by item)."""
+def iter_bibliography(source: str | Path, format: Format = "auto") -> Iterator[ImportRecord]:
+    """The records of :func:`parse_bibliography` one at a time (CSL-JSON is decoded item by item).
+    ``source`` is the document, or a file: a CSL-JSON array is then decoded as the file is read (it is
+    never held whole), any other document is read whole first."""
+    if isinstance(source, Path):
+        head = next(read_pieces(source), "")
+        if format in ("auto", "csl-json") and head.lstrip("\ufeff").lstrip(" \t\r\n").startswith("["):
+            from doiget.formats.csl_read import iter_csl
+            return iter_csl(lambda: read_pieces(source))
+        source = "".join(read_pieces(source))
     if format == "auto":
-        format = _detect(text)
-    return _parse(text, format)
+        format = _detect(source)
+    return _parse(source, format)
+
+
+def read_pieces(path: Path) -> Iterator[str]:
+    """The text of the file ``path`` (UTF-8, a byte-order mark dropped), ``PIECE`` characters at a time;
+    a file that cannot be read is INVALID_INPUT."""
+    try:
+        with path.open(encoding="utf-8-sig") as file:
+            while piece := file.read(PIECE):
+                yield piece
+    except (OSError, UnicodeDecodeError) as exc:
+        raise DoigetError(ErrorCode.INVALID_INPUT, f"cannot read {path}: {exc}") from exc
 
 
 @contextmanager

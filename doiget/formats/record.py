@@ -103,8 +103,11 @@ def pages(value: Any) -> str | None:
     return _PAGE_DASH.sub("-", text) if text else None
 
 
+_KEYWORD_SEPARATOR = re.compile(r"[,;]")
+
+
 def keywords(value: Any) -> list[str]:
-    parts = value if isinstance(value, list) else re.split(r"[,;]", str(value or ""))
+    parts = value if isinstance(value, list) else _KEYWORD_SEPARATOR.split(str(value or ""))
     return list(dict.fromkeys(t for t in (clean(p) for p in parts) if t))
 
 

@@ -32,6 +32,7 @@ from doiget.formats.ris import to_ris
 from doiget.formats.keys import citation_key, unique_key
 from doiget.identity import Side, decide
 from doiget.models import ID_FIELDS, Entry, Work
+from doiget.refs import Ref
 from doiget.services import checks, retractions, searching
 from doiget.services.session import Session
 from doiget.store import bulk, citekeys
@@ -44,7 +45,7 @@ from doiget.store.store import Store
 from doiget.text import ascii_fold
 
 EXPORT_FORMATS: tuple[str, ...] = ("bibtex", "csl-json", "ris")
-CHUNK_SIZE = 500
+CHUNK_SIZE = 5000
 MAX_TAG_LENGTH = 100
 IMPORT_SOURCE = "import"
 Progress = Callable[[int, int | None], None]
@@ -76,12 +77,36 @@ def select_ids(conn: Connection, candidates: list[int] | None, tag: str | None, 
 
 # ---- import -----------------------------------------------------------------------------------
 
-@dataclass
+@dataclass(slots=True)
+class _Seen:
+    """What a written item is matched by: its identifiers, title, year and the file's key (a few
+    hundred bytes, where the whole work would keep a large file's every record in memory)."""
+
+    identifiers: dict[str, str]
+    title: str | None
+    year: int | None
+    citekey: str | None
+
+    def ids(self) -> dict[str, str]:
+        return self.identifiers
+
+    def merged(self, work: Work) -> _Seen:
+        """Empty parts filled from ``work``, as :meth:`Work.merged` fills them."""
+        other = work.ids()
+        return _Seen({kind: value for kind in ID_FIELDS if (value := self.identifiers.get(kind) or other.get(kind))},
+                     _filled(self.title, work.title), _filled(self.year, work.year), _filled(self.citekey, work.citekey))
+
+
+def _filled(value: Any, other: Any) -> Any:
+    return other if value in (None, "", []) else value
+
+
+@dataclass(slots=True)
 class _Item:
     """One work to write: the first record of a group of records that are the same work."""
 
     index: int
-    work: Work
+    work: Work | None  # None once written: ``seen`` holds what later records are matched by
     tags: list[str]
     inferred: frozenset[str] = frozenset()
     files: list[str] = field(default_factory=list)
@@ -90,14 +115,21 @@ class _Item:
     entry_id: int | None = None  # set once written
     merged: dict[str, Any] | None = None  # how it matched an entry already in the library
     file_key: str | None = None  # the citation key the file gave it (its entry's key may differ)
+    seen: _Seen | None = None
+    ref: str | None = None  # its primary ref, once written (None for an item known by its title)
+
+    @property
+    def current(self) -> Work | _Seen:
+        """The work, or once written what is kept of it."""
+        return self.work if self.work is not None else self.seen
 
     def side(self) -> Side:
-        return Side(self.work.ids(), self.work.title, self.inferred)
+        return Side(self.current.ids(), self.current.title, self.inferred)
 
     def retire(self) -> None:
         """After its chunk is written, keep only what later records of the file are matched against."""
-        self.work = _skeleton(self.work, self.file_key)
-        self.tags = []
+        self.seen = _Seen(self.work.ids(), self.work.title, self.work.year, self.file_key)
+        self.work, self.tags = None, []
 
 
 @dataclass
@@ -110,9 +142,10 @@ class _Late:
     tags: list[str]
     alias: str | None  # its own key, kept as an alias of the entry
 
-def import_bibliography(store: Store, text_: str, format: ImportFormat = "auto", tags: Sequence[str] = (),
+def import_bibliography(store: Store, text_: str | Path, format: ImportFormat = "auto", tags: Sequence[str] = (),
                         progress: Progress | None = None, overwrite: bool = False) -> dict[str, Any]:
-    """Parse ``text_`` and write its records to ``store``; see the module docstring for merging.
+    """Parse ``text_`` (the document, or a file: see :func:`iter_bibliography`) and write its records to
+    ``store``; see the module docstring for merging.
 
     Returns counts (records, added, merged, skipped, conflicts), ``report`` (one row per record, in
     file order: index, key, citekey, status added / merged / skipped, id, ref, reason, matched
@@ -124,7 +157,7 @@ def import_bibliography(store: Store, text_: str, format: ImportFormat = "auto",
         return _import(store, text_, format, tags, progress, overwrite)
 
 
-def _import(store: Store, text_: str, format: ImportFormat, tags: Sequence[str], progress: Progress | None,
+def _import(store: Store, text_: str | Path, format: ImportFormat, tags: Sequence[str], progress: Progress | None,
             overwrite: bool) -> dict[str, Any]:
     started = time.perf_counter()
     report: list[dict[str, Any]] = []
@@ -157,7 +190,7 @@ def _import(store: Store, text_: str, format: ImportFormat, tags: Sequence[str],
     elif progress:
         progress(len(items), len(items))
     for item in items:
-        ref = None if item.keys[0][0] == "title" else str(item.work.primary_ref())
+        item.ref = ref = None if item.keys[0][0] == "title" else _primary_ref(item.current)
         row = report[item.index]
         row.update(status="merged" if item.merged else "added", id=item.entry_id, ref=ref)
         if item.merged:
@@ -179,12 +212,18 @@ def _row(index: int, record: ImportRecord) -> dict[str, Any]:
             "reason": None, "matched": None, "conflicts": [], "overwritten": [], "problems": list(record.problems)}
 
 
-def _keys(work: Work) -> list[tuple[str, str]]:
-    """What makes two records candidates for one work: any shared identifier, else the same title and year."""
-    ids = work.ids()
+def _keys(work: Work | _Seen, ids: dict[str, str] | None = None) -> list[tuple[str, str]]:
+    """What makes two records candidates for one work: any shared identifier, else the same title and
+    year (``ids``: the work's, when known)."""
+    ids = work.ids() if ids is None else ids
     if ids:
         return list(ids.items())
     return [("title", _title_key(work.title, work.year))]
+
+
+def _primary_ref(work: Work | _Seen) -> str:
+    """``str(work.primary_ref())``: the ref of its first identifier."""
+    return str(Ref.of(*next(iter(work.ids().items()))))
 
 
 def _title_key(title: str | None, year: int | None) -> str:
@@ -212,12 +251,14 @@ def _group(records: Iterable[ImportRecord], report: list[dict[str, Any]], late: 
         report.append(_row(index, record))
         work = record.work  # the record's own model: nothing else holds it
         work.sources = [IMPORT_SOURCE]
-        if not work.title and not work.ids():
+        ids = work.ids()
+        if not work.title and not ids:
             report[index].update(status="skipped", reason="no identifier and no title")
             continue
         tags = _keyword_tags(record.tags, report[index]["problems"])
-        candidates = list({id(owner[k]): owner[k] for k in _keys(work) if k in owner}.values())
-        side = Side(work.ids(), work.title, frozenset(record.inferred))
+        keys = _keys(work, ids)
+        candidates = list({id(owner[k]): owner[k] for k in keys if k in owner}.values())
+        side = Side(ids, work.title, frozenset(record.inferred)) if candidates else None
         target, refused = None, []
         for candidate in candidates:
             if candidate.keys[0][0] == "title":
@@ -227,7 +268,7 @@ def _group(records: Iterable[ImportRecord], report: list[dict[str, Any]], late: 
             if decision.same and target is None:
                 target = candidate
                 report[index].update(reason=f"same work as record {candidate.index} of this file ({decision.reason})",
-                                     matched=_matched(decision.matched, work, candidate.work))
+                                     matched=_matched(decision.matched, work, candidate.current))
             elif not decision.same:
                 refused.append((candidate, decision))
         if refused:
@@ -237,32 +278,28 @@ def _group(records: Iterable[ImportRecord], report: list[dict[str, Any]], late: 
             for candidate, decision in refused:
                 report[index]["conflicts"].append({
                     "record": candidate.index, "reason": f"not merged: {decision.reason}",
-                    "title": candidate.work.title, "record_title": record.work.title,
+                    "title": candidate.current.title, "record_title": record.work.title,
                     "ids_set_aside": {k: v for k, v in record.work.ids().items() if k in clashing}})
         if target is None:
             item = _Item(index, work, tags, frozenset(record.inferred), list(record.files))
+            item.keys = _keys(work) if refused else keys
         else:
             item = target
-            alias = record.key if record.key and record.key != item.work.citekey else None
+            alias = record.key if record.key and record.key != item.current.citekey else None
             if item.entry_id is None:
                 item.work, item.tags = item.work.merged(work), item.tags + tags
                 if alias:
                     _alias_key(item.work, alias)
             else:
                 late.append(_Late(index, item, work, tags, alias))
-                item.work = item.work.merged(_skeleton(work, work.citekey))
+                item.seen = item.seen.merged(work)
             item.inferred = item.inferred & frozenset(record.inferred)
             item.files += record.files
             item.duplicates.append(index)
-        item.keys = _keys(item.work)
+            item.keys = _keys(item.current)
         owner.update({key: item for key in item.keys if key not in owner})
         if target is None:
             yield item
-
-
-def _skeleton(work: Work, citekey: str | None) -> Work:
-    """What a written item is matched by: its identifiers, title, year and the file's key."""
-    return Work(**work.ids(), title=work.title, year=work.year, citekey=citekey)
 
 
 def _write_late(conn: Connection, late: list[_Late], tag_ids: dict[str, int], report: list[dict[str, Any]]) -> None:
@@ -309,7 +346,7 @@ def _alias_key(work: Work, key: str) -> None:
     bibtex["ids"] = ",".join(dict.fromkeys([*aliases, key]))
 
 
-def _matched(kind: str | None, record: Work, other: Work) -> dict[str, Any]:
+def _matched(kind: str | None, record: Work, other: Work | _Seen) -> dict[str, Any]:
     return {"id": f"{kind}:{getattr(record, kind)}" if kind else None, "entry_title": other.title,
             "record_title": record.title}
 
@@ -481,12 +518,12 @@ def _tag_ids(item: _Item, extra_tags: list[str], tag_ids: dict[str, int]) -> set
 
 
 def _fetchable(store: Store, items: list[_Item]) -> list[str]:
-    with_ids = [item for item in items if item.keys[0][0] != "title" and item.work.ids()]
+    with_ids = [item for item in items if item.ref]
     with store.read() as conn:
         with_pdf = {entry_id for (entry_id,) in bulk.rows_for(
             conn, "SELECT DISTINCT entry_id FROM artefacts WHERE kind = 'pdf' AND entry_id IN :ids",
             [item.entry_id for item in with_ids])}
-    return [str(item.work.primary_ref()) for item in with_ids if item.entry_id not in with_pdf]
+    return [item.ref for item in with_ids if item.entry_id not in with_pdf]
 
 
 def existing_pdfs(files: dict[int, list[str]], base: Path) -> list[tuple[int, Path]]:
@@ -545,11 +582,8 @@ def import_document(lib: Session, text_or_path: str | os.PathLike[str], format: 
     names = [checks.name(t, "tag") for t in tags or []]
     base = Path.cwd()
     if isinstance(text_or_path, os.PathLike):
-        base = Path(text_or_path).resolve().parent
-        try:
-            text_or_path = Path(text_or_path).read_text(encoding="utf-8-sig")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise DoigetError(ErrorCode.INVALID_INPUT, f"cannot read {text_or_path}: {exc}") from exc
+        text_or_path = Path(text_or_path)
+        base = text_or_path.resolve().parent
     result = import_bibliography(lib.store, text_or_path, format, names, progress, overwrite)
     files = result.pop("files")
     if attach_files:

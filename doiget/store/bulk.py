@@ -3,6 +3,7 @@ batch instead of several statements per entry and author."""
 from __future__ import annotations
 
 import json
+import string
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -34,16 +35,37 @@ def insert_works(conn: Connection, works: Sequence[Work], tag_ids: Sequence[Iter
         "coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'entries'), 0)) + 1").scalar_one()
     entry_ids = list(range(first, first + len(works)))
     stamp = now()
-    columns = ("id", *_COLUMNS, "is_stub", "sources", "created_at", "updated_at", "citekey", "extra")
+    sources: dict[tuple[str, ...], str] = {}
+    rows = []
+    for entry_id, work in zip(entry_ids, works):
+        values = work.__dict__
+        listed = tuple(values["sources"])
+        rows.append((entry_id, *[values[c] for c in _COLUMNS], 0,
+                     sources.get(listed) or sources.setdefault(listed, json.dumps(values["sources"])),
+                     stamp, stamp, values["citekey"], dump_extra(values["extra"])))
+    tagged = [(entry_id, tag_id) for entry_id, tags in zip(entry_ids, tag_ids) for tag_id in tags]
     with _index_once(conn):
-        _insert_many(
-            conn, f"INSERT INTO entries ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})",
-            [(entry_id, *(getattr(work, c) for c in _COLUMNS), 0, json.dumps(work.sources), stamp, stamp,
-              work.citekey, dump_extra(work.extra)) for entry_id, work in zip(entry_ids, works)])
-        write_names(conn, list(zip(entry_ids, works)))
-        add_tags(conn, [(entry_id, tag_id) for entry_id, tags in zip(entry_ids, tag_ids) for tag_id in tags])
-        index_entries(conn, first, entry_ids[-1])
+        _insert_many(conn, _INSERT_ENTRY, rows)
+        people = write_names(conn, list(zip(entry_ids, works)))
+        add_tags(conn, tagged)
+        index_entries(conn, entry_ids, people, _tag_text(conn, tagged))
     return entry_ids
+
+
+_INSERT_ENTRY = (f"INSERT INTO entries (id, {', '.join(_COLUMNS)}, is_stub, sources, created_at, updated_at, citekey, "
+                 f"extra) VALUES ({', '.join('?' * (len(_COLUMNS) + 7))})")
+_NOCASE = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)  # SQLite's NOCASE folds ASCII only
+
+
+def _tag_text(conn: Connection, tagged: list[tuple[int, int]]) -> dict[int, str]:
+    """Each tagged entry's tag text for search: its tags' stored names in the order of the tags column
+    (NOCASE), joined by spaces, as the search-text triggers join them."""
+    names = dict(rows_for(conn, "SELECT id, name FROM tags WHERE id IN :ids", list({t for _, t in tagged})))
+    by_entry: dict[int, list[str]] = defaultdict(list)
+    for entry_id, tag_id in tagged:
+        by_entry[entry_id].append(names[tag_id])
+    return {entry_id: " ".join(sorted(tags, key=lambda name: name.translate(_NOCASE)))
+            for entry_id, tags in by_entry.items()}
 
 
 # The triggers that index an entry as it and its author and tag rows are inserted (migration 0005).
@@ -64,26 +86,17 @@ def _index_once(conn: Connection) -> Iterator[None]:
         conn.exec_driver_sql(sql)
 
 
-def index_entries(conn: Connection, first: int, last: int) -> None:
-    """Build the search text and the ``entries_fts`` rows of the new entries ``first``..``last`` in
-    two statements: what the insert triggers of migration 0005 do row by row (same joined text)."""
-    conn.exec_driver_sql(
-        f"INSERT OR REPLACE INTO entry_search_text (id, authors, tags, notes) SELECT e.id, {_JOINED} "
-        "FROM entries e WHERE e.id BETWEEN ? AND ?", (first, last))
+def index_entries(conn: Connection, entry_ids: list[int], people: dict[int, str], tags: dict[int, str]) -> None:
+    """Store the search text of the new entries ``entry_ids`` (their person and tag text: see
+    :func:`doiget.store.names.write_names` and :func:`_tag_text`; new entries have no notes) and index
+    them in ``entries_fts`` with one statement: what the insert triggers of migration 0005 do row by row."""
+    _insert_many(conn, "INSERT OR REPLACE INTO entry_search_text (id, authors, tags, notes) VALUES (?, ?, ?, NULL)",
+                 [(entry_id, people.get(entry_id), tags.get(entry_id)) for entry_id in entry_ids])
     conn.exec_driver_sql(
         "INSERT INTO entries_fts (rowid, title, abstract, authors, venue, year, tags, notes) "
         "SELECT e.id, e.title, e.abstract, x.authors, e.venue, e.year, x.tags, x.notes "
-        "FROM entries e JOIN entry_search_text x ON x.id = e.id WHERE e.id BETWEEN ? AND ?", (first, last))
-
-
-# The joined author, tag and note text of entry e.id, as the triggers of migration 0005 compute it.
-_JOINED = ", ".join([
-    "(SELECT group_concat(name, '; ') FROM (SELECT a.name FROM entry_authors ea JOIN authors a "
-    "ON a.id = ea.author_id WHERE ea.entry_id = e.id ORDER BY ea.position))",
-    "(SELECT group_concat(name, ' ') FROM (SELECT t.name FROM entry_tags et JOIN tags t "
-    "ON t.id = et.tag_id WHERE et.entry_id = e.id ORDER BY t.name))",
-    "(SELECT group_concat(body, ' ') FROM (SELECT body FROM notes WHERE entry_id = e.id ORDER BY id))",
-])
+        "FROM entries e JOIN entry_search_text x ON x.id = e.id WHERE e.id BETWEEN ? AND ?",
+        (entry_ids[0], entry_ids[-1]))
 
 
 def update_works(conn: Connection, updates: Sequence[tuple[int, dict[str, object]]],

@@ -39,26 +39,38 @@ def roles(work: Work) -> list[tuple[str, Author]]:
         (role, person) for role, people in work.contributors.items() for person in people]
 
 
-def write_names(conn: Connection, pairs: Sequence[tuple[int, Work]]) -> None:
-    """Insert the names of each ``(entry id, work)`` (the entries have none yet)."""
-    named = [(entry_id, position, role, a, author_key(a)) for entry_id, work in pairs
-             for position, (role, a) in enumerate(roles(work))]
-    people = {key: a for _, _, _, a, key in named}
-    if not people:
-        return
+def write_names(conn: Connection, pairs: Sequence[tuple[int, Work]]) -> dict[int, str]:
+    """Insert the names of each ``(entry id, work)`` (the entries have none yet); returns each named
+    entry's person text for search: the index spellings of its names joined by "; " in position order,
+    as the search-text triggers join them."""
+    seen: dict[int, tuple[str, Author]] = {}  # id(Author) -> (its index key, it): many works share an Author
+    named = []
+    for entry_id, work in pairs:
+        for position, (role, a) in enumerate(roles(work)):
+            known = seen.get(id(a)) or seen.setdefault(id(a), (author_key(a), a))
+            named.append((entry_id, position, role, *known))
+    if not named:
+        return {}
+    people: dict[str, Author] = {}
+    for *_, key, a in named:
+        people[key] = a
     conn.exec_driver_sql("INSERT OR IGNORE INTO authors (key, name, family, given, orcid) VALUES (?, ?, ?, ?, ?)",
                          [(key, a.name, a.family, a.given, a.orcid) for key, a in people.items()])
-    ids: dict[str, int] = {}
+    index: dict[str, tuple[int, str]] = {}  # key -> (author id, index spelling)
     keys = list(people)
     for start in range(0, len(keys), _IN_BATCH):
-        ids.update(conn.execute(text("SELECT key, id FROM authors WHERE key IN :keys").bindparams(
-            bindparam("keys", expanding=True)), {"keys": keys[start:start + _IN_BATCH]}).all())
-    rows = [(entry_id, position, ids[key], a.affiliation, role, a.name, a.family, a.given, a.particle,
-             a.dropping_particle, a.suffix, int(a.literal)) for entry_id, position, role, a, key in named]
-    if rows:
-        conn.exec_driver_sql(
-            "INSERT INTO entry_authors (entry_id, position, author_id, affiliation, role, name, family, given, "
-            "particle, dropping_particle, suffix, literal) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+        index.update((key, (author_id, name)) for key, author_id, name in conn.execute(
+            text("SELECT key, id, name FROM authors WHERE key IN :keys").bindparams(
+                bindparam("keys", expanding=True)), {"keys": keys[start:start + _IN_BATCH]}))
+    conn.exec_driver_sql(
+        "INSERT INTO entry_authors (entry_id, position, author_id, affiliation, role, name, family, given, "
+        "particle, dropping_particle, suffix, literal) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [(entry_id, position, index[key][0], a.affiliation, role, a.name, a.family, a.given, a.particle,
+          a.dropping_particle, a.suffix, int(a.literal)) for entry_id, position, role, key, a in named])
+    joined: dict[int, list[str]] = defaultdict(list)
+    for entry_id, _, _, key, _ in named:
+        joined[entry_id].append(index[key][1])
+    return {entry_id: "; ".join(spellings) for entry_id, spellings in joined.items()}
 
 
 def replace_names(conn: Connection, pairs: Sequence[tuple[int, Work]]) -> None:
