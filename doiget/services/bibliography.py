@@ -378,9 +378,13 @@ def _write_chunk(conn: Connection, items: list[_Item], extra_tags: list[str], ti
                  overwrite: bool) -> None:
     for item in items:
         item.file_key = item.work.citekey
+    by_kind: dict[str, list[str]] = {kind: [] for kind in ID_FIELDS}
+    for item in items:
+        for kind, value in item.keys:
+            if kind != "title":
+                by_kind[kind].append(value)
     known: dict[tuple[str, str], int] = {}
-    for kind in ID_FIELDS:
-        values = [value for item in items for key_kind, value in item.keys if key_kind == kind]
+    for kind, values in by_kind.items():
         known.update({(kind, value): entry_id for value, entry_id in bulk.stored_ids(conn, kind, values).items()})
     missing = list({name.lower(): name for item in items for name in item.tags + extra_tags
                     if name.lower() not in tag_ids}.values())
