@@ -18,7 +18,8 @@ WORDS = ("cancer cell tumour protein gene model network learning graph quantum e
          "language corpus citation review bayesian inference sparse matrix fluid wave").split()
 NAMES = "Smith Müller García Nguyen Kowalski Rossi Tanaka Dubois Novák Silva Cancer".split()
 QUERIES = ["cancer", "cell", "tumour protein", '"gene model"', "net*", "qu*", "cancer OR virus", "brain NOT signal",
-           "title:cancer", "authors:smith", "soil plant insect", "trial*", "tags:oncology", "ink", "nothingmatches"]
+           "title:cancer", "authors:smith", "soil plant insect", "trial*", "tags:oncology", "ink", "nothingmatches",
+           '"cancer cell"', '"protein gene" OR quantum', 'title:"cancer cell"', "cell-cancer", '"no such phrase"']
 
 
 def _words(rng: random.Random, n: int) -> str:
@@ -79,7 +80,7 @@ def test_search_returns_plain_bm25_top_page(corpus, query):
     assert all("**" in h.snippet for h in hits)
 
 
-@pytest.mark.parametrize("match", ['"cell"', '"fluid"', '"signal" AND "brain"'])
+@pytest.mark.parametrize("match", ['"cell"', '"fluid"', '"signal" AND "brain"', '"cancer cell"', '"gene" OR "a b"'])
 def test_offset_pages_are_slices_of_the_full_ranking(corpus, match):
     lib, bare, stubs = corpus
     expected = plain_bm25(bare, stubs, match, 1000)
@@ -87,6 +88,36 @@ def test_offset_pages_are_slices_of_the_full_ranking(corpus, match):
         pages = [search_store.page(conn, match, 7, offset, ("doi",)) for offset in range(0, len(expected) + 7, 7)]
     assert [(hit["id"], hit["score"]) for page in pages for hit in page] == expected
     assert all(hit["ref"] == f"doi:10.1000/{hit['id'] - 1}" and "**" in hit["snippet"] for page in pages for hit in page)
+
+
+@pytest.mark.parametrize("budget", [0, 3, 1000])
+def test_phrases_are_the_same_whether_or_not_the_one_pass_runs_out_of_rows(corpus, monkeypatch, budget):
+    """A query holding a phrase is ranked and shown in one pass unless the walk passes PHRASE_BUDGET matches;
+    then it is counted and ranked as any other query: the same hits either way (filters and stubs too)."""
+    lib, bare, stubs = corpus
+    monkeypatch.setattr(search_store, "PHRASE_BUDGET", budget)
+    for query in ('"cancer cell"', '"tumour protein" OR model', "cell-cancer", '"gene model"'):
+        from doiget.store.fts import compile_query
+
+        expected = plain_bm25(bare, stubs, compile_query(query, search_store.ENTRY_FTS_COLUMNS), 10)
+        assert [(h.id, h.score) for h in lib.search(query, limit=10)] == expected, query
+        filtered = lib.search(query, limit=50, year_from=2000, tag="oncology")
+        assert all(h.year >= 2000 and "oncology" in h.tags for h in filtered)
+        assert [h.id for h in filtered] == [h.id for h in lib.search(query, limit=300)
+                                            if h.year >= 2000 and "oncology" in h.tags][:50]
+
+
+def test_a_phrase_search_still_stops_at_the_time_limit(tmp_path):
+    from doiget.errors import DoigetError, ErrorCode
+
+    (tmp_path / "config.toml").write_text("query_time_limit = 0.000001\n")
+    with open_library(tmp_path) as lib:
+        with lib.store.write() as conn:
+            for i in range(300):
+                entry_store.upsert_work(conn, Work(doi=f"10.1/{i}", title=f"cancer cell {i}", abstract="cancer cell " * 50))
+        with pytest.raises(DoigetError) as caught:
+            lib.search('"cancer cell"')
+        assert caught.value.code is ErrorCode.QUERY_TIMEOUT
 
 
 def test_filters_and_stubs(corpus):

@@ -91,20 +91,19 @@ def replace_chunks(conn: Connection, artefact_id: int, doc: Document) -> bool | 
     Returns True when rows were rewritten, False when they already matched (nothing is written,
     so chunk ids stay stable), None when the artefact no longer exists.
     """
-    entry_id = conn.execute(text("SELECT entry_id FROM artefacts WHERE id = :a"), {"a": artefact_id}).scalar()
-    if entry_id is None:
+    # sqlite3 itself, in the caller's transaction: one executemany of plain tuples (SQLAlchemy's
+    # per-row parameter dicts cost half as much again as the rows' FTS5 indexing)
+    raw = conn.connection.driver_connection
+    found = raw.execute("SELECT entry_id FROM artefacts WHERE id = ?", (artefact_id,)).fetchone()
+    if found is None:
         return None
+    entry_id = found[0]
     wanted = [(c.seq, c.heading, c.page, c.char_start, c.char_end, c.text) for c in doc.chunks]
-    current = conn.execute(text("SELECT seq, heading, page, char_start, char_end, text FROM chunks "
-                                "WHERE artefact_id = :a AND entry_id = :e ORDER BY seq"),
-                           {"a": artefact_id, "e": entry_id}).all()
-    if [tuple(row) for row in current] == wanted:
+    current = raw.execute("SELECT seq, heading, page, char_start, char_end, text FROM chunks "
+                          "WHERE artefact_id = ? AND entry_id = ? ORDER BY seq", (artefact_id, entry_id)).fetchall()
+    if current == wanted:
         return False
-    conn.execute(text("DELETE FROM chunks WHERE artefact_id = :a"), {"a": artefact_id})
-    if wanted:
-        conn.execute(text("INSERT INTO chunks (entry_id, artefact_id, seq, heading, page, char_start, char_end, "
-                          "text) VALUES (:e, :a, :seq, :heading, :page, :start, :end, :text)"),
-                     [{"e": entry_id, "a": artefact_id, "seq": seq, "heading": heading, "page": page,
-                       "start": start, "end": end, "text": body}
-                      for seq, heading, page, start, end, body in wanted])
+    raw.execute("DELETE FROM chunks WHERE artefact_id = ?", (artefact_id,))
+    raw.executemany("INSERT INTO chunks (entry_id, artefact_id, seq, heading, page, char_start, char_end, text) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?)", [(entry_id, artefact_id, *row) for row in wanted])
     return True

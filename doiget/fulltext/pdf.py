@@ -52,13 +52,13 @@ class _Block:
     bold: bool = field(init=False)  # every line bold
 
     def __post_init__(self) -> None:
-        self.size = max(line.size for line in self.lines)
-        self.bold = all(line.bold for line in self.lines)
+        self.size = max([line.size for line in self.lines])
+        self.bold = all([line.bold for line in self.lines])
 
 
 @dataclass(slots=True)
 class _Page:
-    blocks: list[_Block]
+    blocks: list[tuple[tuple[float, float, float, float], list[Line]]]  # (box, lines) as read
     width: float
     height: float
 
@@ -124,37 +124,42 @@ def _open(data: bytes) -> pymupdf.Document:
 
 def _page_lines(page: pymupdf.Page) -> _Page:
     """The page's text blocks in content-stream order (no images, no sorting: reading order comes later)."""
-    width = page.rect.width
+    rect = page.rect
+    width = rect.width
     blocks = []
     for bbox, lines in pdfpage.page_blocks(page):
         # text at an angle in a side margin: arXiv's stamp, a publisher's notice
         kept = [line for line in lines
                 if line.upright or not pdflayout.in_side_margin(line.bbox[0], line.bbox[2], width)]
         if kept:
-            blocks.append(_Block(kept, bbox))
-    return _Page(blocks, width, page.rect.height)
+            blocks.append((bbox, kept))
+    return _Page(blocks, width, rect.height)
 
 
 def _drop_furniture(pages: list[_Page]) -> tuple[list[list[_Block]], frozenset[str]]:
     """Each page's blocks without running heads/footers and page numbers (see :mod:`.pdflayout`), cut
     where heading lines sit inside them; and the document's heading fonts (see :mod:`.pdffonts`)."""
-    margins = [{id(line): (line.text, pdflayout.margin_key(line.text))
-                for block in page.blocks if pdflayout.reaches_margin_band(block.bbox[1], block.bbox[3], page.height)
-                for line in block.lines if pdflayout.in_margin_band(line.bbox[1], line.bbox[3], page.height)}
+    margins = [[(i, line, pdflayout.margin_key(line.text))
+                for i, (bbox, lines) in enumerate(page.blocks)
+                if pdflayout.reaches_margin_band(bbox[1], bbox[3], page.height)
+                for line in lines if pdflayout.in_margin_band(line.bbox[1], line.bbox[3], page.height)]
                for page in pages]
-    running = pdflayout.running_keys([{key for _, key in lines.values()} for lines in margins])
+    running = pdflayout.running_keys([{key for _, _, key in lines} for lines in margins])
     kept_lines = []
     for page, lines in zip(pages, margins):
-        drop = {i for i, (text, key) in lines.items() if key in running or pdflayout.is_page_number(text)}
-        kept_lines.append([[line for line in block.lines if id(line) not in drop] for block in page.blocks])
+        drop: dict[int, set[int]] = {}  # block index -> ids of its lines to drop
+        for i, line, key in lines:
+            if key in running or pdflayout.is_page_number(line.text):
+                drop.setdefault(i, set()).add(id(line))
+        kept_lines.append([[line for line in block if id(line) not in drop[i]] if i in drop else block
+                           for i, (_, block) in enumerate(page.blocks)])
     fonts = pdffonts.heading_fonts([lines for page in kept_lines for lines in page])
     out = []
     for page, page_lines in zip(pages, kept_lines):
         blocks = []
-        for block, lines in zip(page.blocks, page_lines):
+        for (bbox, read), lines in zip(page.blocks, page_lines):
             for part in _split_leading_heading(lines, fonts):
-                kept = _Block(part, _union(line.bbox for line in part) if len(part) < len(block.lines)
-                              else block.bbox)
+                kept = _Block(part, _union(line.bbox for line in part) if len(part) < len(read) else bbox)
                 kept.rows, kept.is_table = _rows(part)
                 blocks.append(kept)
         out.append(blocks)
@@ -167,14 +172,15 @@ def _split_leading_heading(lines: list[Line], fonts: frozenset[str]) -> list[lis
     part of its own."""
     if len(lines) < 2:
         return [lines] if lines else []
+    styles = [(line.bold, round(line.size * 2), line.single and line.font in fonts) for line in lines]
+    if styles.count(styles[0]) == len(styles):
+        return [lines]
     runs: list[list[Line]] = []
-    for line in lines:
-        if runs and _style(runs[-1][0], fonts) == _style(line, fonts):
+    for i, line in enumerate(lines):
+        if i and styles[i - 1] == styles[i]:
             runs[-1].append(line)
         else:
             runs.append([line])
-    if len(runs) == 1:
-        return [lines]
     body = min(_size_key(line.size) for line in lines)
     parts: list[list[Line]] = []
     for run in runs:
@@ -189,10 +195,6 @@ def _split_leading_heading(lines: list[Line], fonts: frozenset[str]) -> list[lis
     return [part[1:] if part[0] is _HEAD_MARK else part for part in parts]
 
 
-def _style(line: Line, fonts: frozenset[str]) -> tuple[bool, float, bool]:
-    return line.bold, _size_key(line.size), _in_heading_font(line, fonts)
-
-
 def _in_heading_font(line: Line, fonts: frozenset[str]) -> bool:
     return line.single and line.font in fonts
 
@@ -203,15 +205,17 @@ def _union(boxes) -> tuple[float, float, float, float]:
 
 
 def _rows(lines: list[Line]) -> tuple[list[str], bool]:
-    """Merge lines sharing a baseline into one row; cells far apart are joined with ' | '."""
-    if not any(_same_baseline(a, b) for a, b in zip(lines, lines[1:])):
-        return [line.text for line in lines], False  # the common case: every line its own row
-    rows: list[list[Line]] = []
-    for line in lines:
-        if rows and _same_baseline(rows[-1][0], line):
+    """Merge lines sharing a baseline (bottoms less than 0.3 of the smaller size apart) into one row; cells
+    far apart are joined with ' | '."""
+    rows = [[lines[0]]]
+    for line in lines[1:]:
+        first = rows[-1][0]
+        if abs(first.bbox[3] - line.bbox[3]) < 0.3 * min(first.size, line.size):
             rows[-1].append(line)
         else:
             rows.append([line])
+    if len(rows) == len(lines):
+        return [line.text for line in lines], False  # the common case: every line its own row
     texts, has_cells = [], False
     for row in rows:
         row.sort(key=lambda ln: ln.bbox[0])
@@ -223,10 +227,6 @@ def _rows(lines: list[Line]) -> tuple[list[str], bool]:
             text += (" | " if cell_break else " ") + cur.text
         texts.append(text)
     return texts, has_cells
-
-
-def _same_baseline(a: Line, b: Line) -> bool:
-    return abs(a.bbox[3] - b.bbox[3]) < 0.3 * min(a.size, b.size)
 
 
 def _reading_order(blocks: list[_Block], width: float) -> list[_Block]:
@@ -295,18 +295,20 @@ def _heading_kind(block: _Block, body: float, fonts: frozenset[str]) -> str | No
     if body <= 0 or block.is_table or len(block.lines) > MAX_HEADING_LINES or not block.lines[0].upright:
         return None
     text = " ".join(block.rows)
-    if not 0 < len(text) <= MAX_HEADING_CHARS or not pdflayout.heading_shaped(text):
+    if not 0 < len(text) <= MAX_HEADING_CHARS:
         return None
-    if block.size >= body * HEADING_RATIO:
-        return "size"
-    if (block.bold and block.size >= body * BOLD_MIN_RATIO and len(block.rows) <= 2
-            and len(text) <= MAX_BOLD_HEADING_CHARS and not text.endswith(".")):
-        return "bold"
     first = block.lines[0]
-    if (_in_heading_font(first, fonts) and all(line.single and line.font == first.font for line in block.lines)
+    if block.size >= body * HEADING_RATIO:
+        kind = "size"
+    elif (block.bold and block.size >= body * BOLD_MIN_RATIO and len(block.rows) <= 2
+            and len(text) <= MAX_BOLD_HEADING_CHARS and not text.endswith(".")):
+        kind = "bold"
+    elif (_in_heading_font(first, fonts) and all(line.single and line.font == first.font for line in block.lines)
             and block.size >= body * pdffonts.LEAD_MIN_SIZE_SHARE and not text.endswith(pdffonts.NOT_HEADING_END)):
-        return "font"
-    return None
+        kind = "font"
+    else:
+        return None
+    return kind if pdflayout.heading_shaped(text) else None  # the costliest test last
 
 
 def _bold_level(text: str) -> int:

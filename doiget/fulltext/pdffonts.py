@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections import Counter
 from itertools import groupby
+from operator import attrgetter
 
 from doiget.fulltext import pdflayout
 from doiget.fulltext.pdfpage import Line
@@ -20,6 +21,7 @@ MAX_LEAD_LINES = 3
 MIN_PROSE_CHARS = 25
 LEAD_MIN_SIZE_SHARE = 0.9  # a heading is not set much smaller than the paragraph it leads
 NOT_HEADING_END = (".", ",", ";", ":", "-")
+_FONT = attrgetter("font", "single")
 
 
 def heading_fonts(blocks: list[list[Line]]) -> frozenset[str]:
@@ -28,14 +30,20 @@ def heading_fonts(blocks: list[list[Line]]) -> frozenset[str]:
     leads: Counter[str] = Counter()
     others: Counter[str] = Counter()
     for lines in blocks:
-        runs = [list(run) for _, run in groupby(lines, key=lambda line: (line.font, line.single))]
+        if len(lines) == 1:  # half the blocks: one run of one line, leading nothing
+            line = lines[0]
+            chars[line.font] += len(line.text)
+            if line.single:
+                others[line.font] += 1
+            continue
+        runs = [list(run) for _, run in groupby(lines, key=_FONT)]
         for i, run in enumerate(runs):
-            for line in run:
-                chars[line.font] += len(line.text)
+            font = run[0].font  # the lines of a run share their font and whether they are set in it throughout
+            chars[font] += sum([len(line.text) for line in run])
             if i + 1 < len(runs) and is_lead(run, runs[i + 1]):
-                leads[run[0].font] += 1
-            else:
-                others.update(line.font for line in run if line.single)
+                leads[font] += 1
+            elif run[0].single:
+                others[font] += len(run)
     body = chars.most_common(1)[0][0] if chars else None
     return frozenset(font for font, n in leads.items() if n >= MIN_LEADS and n > others[font] and font != body)
 

@@ -19,6 +19,7 @@ MAX_HEADING_WORDS = 20
 _PAGE_NUMBER = re.compile(r"^(?:page\s*)?(?:\d{1,4}|[ivxlc]{1,6})(?:\s*(?:of|/)\s*\d{1,4})?$", re.I)
 _NUMBERING = re.compile(r"^(?:(\d{1,2}(?:\.\d{1,2}){0,3})\.?|([IVX]{1,5})\.|([A-H])\.)\s+(?=\S)")
 _WORD = re.compile(r"[^\W\d_]{3,}")
+_DIGITS = re.compile(r"\d+")
 _FLOAT_LABEL = re.compile(r"^(fig(ure)?|table|scheme|box|supplementary)\b\.?\s*[\dA-Z]", re.I)
 _CAPTION = re.compile(r"^(?:extended data |supplementary )?(?:fig(?:ure)?|table|scheme|chart)\.?\s*S?\d+[a-z]?"
                       r"\s*[.:|\u2013\u2014]", re.I)
@@ -26,7 +27,7 @@ _CAPTION = re.compile(r"^(?:extended data |supplementary )?(?:fig(?:ure)?|table|
 
 def margin_key(text: str) -> str:
     """A margin line's identity across pages: digits (folios, page counts) and spacing ignored."""
-    return re.sub(r"\s+", " ", re.sub(r"\d+", "#", text)).strip().lower()
+    return " ".join(_DIGITS.sub("#", text).split()).lower()
 
 
 def is_page_number(text: str) -> bool:
@@ -74,9 +75,9 @@ def heading_shaped(text: str) -> bool:
     words = text.split()
     if not words or len(words) > MAX_HEADING_WORDS or not _WORD.search(text) or _FLOAT_LABEL.match(text):
         return False
+    if text.rstrip().endswith((",", ";", ":")) or "=" in text or text.count(",") > 1 or (
+            "," in text and ("&" in text or " and " in text)):
+        return False
     rest = _NUMBERING.sub("", text, count=1)
     first = next((c for c in rest if c.isalpha()), "")
-    letters = sum(c.isalpha() for c in text)
-    return (first.isupper() and letters * 2 >= len(text.replace(" ", ""))
-            and not text.rstrip().endswith((",", ";", ":")) and "=" not in text and text.count(",") < 2
-            and not ("," in text and ("&" in text or " and " in text)))
+    return first.isupper() and sum(map(str.isalpha, text)) * 2 >= len(text.replace(" ", ""))

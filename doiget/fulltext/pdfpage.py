@@ -13,11 +13,12 @@ from __future__ import annotations
 
 import json
 import re
-from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
 from html import unescape
 from typing import TYPE_CHECKING
+
+import orjson
 
 if TYPE_CHECKING:
     import pymupdf
@@ -27,7 +28,8 @@ UPRIGHT_HEIGHT = 2.5  # a horizontal line's box is at most this many times its f
 MIN_ANGLED_CHARS = 3  # a tall box around one or two characters is a large glyph (a brace), not a turned line
 _BOLD_FONT = re.compile(r"bold|black|heavy|semibold|demi|medi|[.,-]b$|bd$", re.I)
 # One style run of MuPDF's HTML: [<sup>][<tt>][<b>][<i>]<span style="font-family:..;font-size:9.0pt..">text</span>
-_RUN = re.compile(r'(<b>)?(<i>)?<span style="font-family:([^;,]*)[^;]*;font-size:([\d.]+)pt[^"]*">([^<]*)</span>')
+# (written to start with "<", which the regex engine skips to, rather than with an optional group)
+_RUN = re.compile(r'<(?:(b)><)?(?:(i)><)?span style="font-family:([^;,]*)[^;]*;font-size:([\d.]+)pt[^"]*">([^<]*)</span>')
 _ITALIC_FONT = re.compile(r"italic|oblique|[.,]i$", re.I)
 _RENAMED = re.compile(r"Times|Arial|Helvetica|Courier|-")  # names MuPDF's HTML shortens to a family
 
@@ -40,7 +42,7 @@ class Line:
     bold: bool = False
     upright: bool = True
     font: str = ""  # the first character's font
-    single: bool = False  # set in that font throughout (see _one_font)
+    single: bool = False  # set in that font throughout (see _weigh)
 
 
 def page_blocks(page: pymupdf.Page) -> list[tuple[tuple[float, float, float, float], list[Line]]]:
@@ -49,28 +51,26 @@ def page_blocks(page: pymupdf.Page) -> list[tuple[tuple[float, float, float, flo
     from pymupdf import mupdf
 
     textpage = page.get_textpage(flags=pymupdf.TEXT_PRESERVE_WHITESPACE | pymupdf.TEXT_MEDIABOX_CLIP)
-    as_json = _write(mupdf.fz_print_stext_page_as_json, textpage.this, SCALE).decode("utf-8", "replace")
-    blocks = [b for b in json.loads(as_json)["blocks"] if b.get("type") == "text"]
+    blocks = [b for b in _parse(_write(mupdf.fz_print_stext_page_as_json, textpage.this, SCALE))["blocks"]
+              if b.get("type") == "text"]
     runs = _write(mupdf.fz_print_stext_page_as_html, textpage.this, 0).decode("utf-8", "replace").split("</p>\n")
     if len(runs) - 1 != sum(len(b["lines"]) for b in blocks):
         runs = None  # never seen: the two writers walk the same lines; fall back to first-character fonts
     out = []
-    n = 0
+    n = -1
     for block in blocks:
         lines = []
         for line in block["lines"]:
-            html = runs[n] if runs is not None else None
             n += 1
-            text = line["text"]
-            if not text.strip() or "font" not in line:
-                continue
-            lines.append(_line(line, text.strip(), html))
+            text = line["text"].strip()
+            if text and "font" in line:
+                lines.append(_line(line, text, runs[n] if runs is not None else ""))
         if lines:
             out.append((_box(block["bbox"]), lines))
     return out
 
 
-def _line(line: dict, text: str, html: str | None) -> Line:
+def _line(line: dict, text: str, html: str) -> Line:
     font = line["font"]
     size = font["size"] / SCALE
     box = line["bbox"]
@@ -78,47 +78,49 @@ def _line(line: dict, text: str, html: str | None) -> Line:
     width, height = box["w"] / SCALE, box["h"] / SCALE
     name = font["name"]
     bold = font["weight"] == "bold" or _bold_font(name)
-    spans = html.count("<span") if html is not None else 0
+    spans = html.count("<span")
     single = spans == 1
     if spans > 1:  # several style runs (blank ones aside): weigh their sizes, check each is bold
-        runs = _runs(html)
         blank_first = line["text"][:1].isspace()  # then the JSON's font is a space's
-        single = not blank_first and _one_font(runs, name.partition("+")[2] or name)
-        if runs:
-            size, bold = _weigh(runs, size, bold and not blank_first)
+        size, bold, single = _weigh(html, name.partition("+")[2] or name, size, bold, blank_first)
     upright = len(text) < MIN_ANGLED_CHARS or height <= UPRIGHT_HEIGHT * size or width >= height
     return Line(text, size, (x0, y0, x0 + width, y0 + height), bold, upright, name, single)
 
 
-def _runs(html: str) -> list[tuple[str, str, str, str, int]]:
-    """(bold mark, italic mark, font family, size, characters) of each style run of a line's HTML that
-    is not blank."""
-    return [(b, i, family, size, len(text)) for b, i, family, size, raw in _RUN.findall(html)
-            if (text := (unescape(raw) if "&" in raw else raw).strip())]
+def _weigh(html: str, font: str, first_size: float, first_bold: bool, blank_first: bool) -> tuple[float, bool, bool]:
+    """Dominant size, all-bold and one-font of a line from its style runs that are not blank (``blank_first``:
+    the line starts with a space, whose font the JSON gave as the line's).
 
-
-def _one_font(runs: list[tuple[str, str, str, str, int]], font: str) -> bool:
-    """Whether a line is set in ``font`` throughout: runs in its ligature companion (``Font+fb``, an ``fi``
-    glyph) and italic runs (a species name) do not count against it. Where MuPDF's HTML names only the
-    family (``Avenir-Medium`` becomes ``Avenir``), only a line of one run is."""
-    if _RENAMED.search(font):
-        return len(runs) == 1
-    return bool(runs) and runs[0][2] == font and all(
-        family == font or family.startswith(font + "+") or italic or _ITALIC_FONT.search(family)
-        for _, italic, family, _, _ in runs)
-
-
-def _weigh(runs: list[tuple[str, str, str, str, int]], first_size: float, first_bold: bool) -> tuple[float, bool]:
-    """Dominant size and all-bold of a line from its runs. A run HTML marks bold is bold; a font only
-    its name calls bold (``Avenir-Medium``) counts for a line set in that one run only."""
-    weights: Counter[str] = Counter()
-    for _, _, _, size, chars in runs:
-        weights[size] += chars
+    Size: the size most characters are set in; HTML rounds sizes to 0.1 pt, so the JSON's exact size is
+    kept when the first run's size dominates. Bold: a run HTML marks bold is bold; a font only its name
+    calls bold (``Avenir-Medium``) counts for a line set in that one run only. One font: set in ``font``
+    throughout, runs in its ligature companion (``Font+fb``, an ``fi`` glyph) and italic runs (a species
+    name) aside; where MuPDF's HTML names only the family (``Avenir-Medium`` becomes ``Avenir``), only a
+    line of one run is.
+    """
+    weights: dict[str, int] = {}
+    first = ""
+    runs = 0
+    all_bold = same_font = True
+    companion = font + "+"
+    for b, italic, family, size, raw in _RUN.findall(html):
+        chars = len((unescape(raw) if "&" in raw else raw).strip())
+        if not chars:
+            continue
+        if not runs:
+            first = size
+            same_font = family == font
+        runs += 1
+        weights[size] = weights.get(size, 0) + chars
+        all_bold = all_bold and bool(b)
+        same_font = same_font and (family == font or family.startswith(companion) or bool(italic)
+                                   or bool(_ITALIC_FONT.search(family)))
+    if not runs:
+        return first_size, first_bold, False
+    single = not blank_first and (runs == 1 if _RENAMED.search(font) else same_font)
     dominant = max(weights, key=weights.__getitem__)
-    # HTML rounds sizes to 0.1 pt: keep the JSON's exact size when the first run's size dominates
-    size = first_size if dominant == runs[0][3] else float(dominant)
-    bold = all(run[0] for run in runs) or (len(runs) == 1 and first_bold)
-    return size, bold
+    size = first_size if dominant == first else float(dominant)
+    return size, all_bold or (runs == 1 and first_bold and not blank_first), single
 
 
 def _box(box: dict) -> tuple[float, float, float, float]:
@@ -129,6 +131,15 @@ def _box(box: dict) -> tuple[float, float, float, float]:
 @lru_cache(maxsize=1024)
 def _bold_font(name: str) -> bool:
     return bool(_BOLD_FONT.search(name))
+
+
+def _parse(as_json: bytes) -> dict:
+    """MuPDF's page JSON. orjson reads it in half the time json takes; json reads what orjson refuses
+    (text MuPDF wrote as invalid UTF-8 or a lone surrogate), replacing what is not UTF-8."""
+    try:
+        return orjson.loads(as_json)
+    except orjson.JSONDecodeError:
+        return json.loads(as_json.decode("utf-8", "replace"))
 
 
 def _write(writer, textpage, arg) -> bytes:

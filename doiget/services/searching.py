@@ -34,12 +34,11 @@ def search(lib: Session, query: str, limit: int = 20, *, year_from: int | None =
     try:
         with lib.store.query_raw("the search") as conn:
             rows = search_store.page(conn, match, limit, 0, ID_FIELDS, clauses, params)
-            status = search_store.statuses(conn, [row["id"] for row in rows])
     except search_store.Error as exc:
         if is_fts_error(exc):
             raise fts_query_error(f"search for {query!r}", exc) from exc
         raise
-    hits = search_hits({**row, "update_status": status.get(row["id"])} for row in rows)
+    hits = search_hits(rows)
     return _with_fulltext(lib, hits, query, limit, filters) if include_fulltext else hits
 
 

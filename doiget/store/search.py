@@ -1,11 +1,17 @@
-"""Entry search: the bm25 top page of ``entries_fts`` and what each hit shows, in one or two queries.
+"""Entry search: the bm25 top page of ``entries_fts`` and what each hit shows, in one or a few queries.
 
-Per matching row only the rank is computed (bm25 with the column weights); stubs are dropped from
-the top rows afterwards (:func:`_ranked`); snippets, summaries and the join to ``entries`` are done
-for the returned page only. A query whose matches all fit on the page (counted, stopping one past it)
-is ranked and shown in one pass: a second walk over the matches costs more than the count. Runs on a
-plain sqlite3 connection, kept open, so sqlite3's statement cache prepares each statement once; no
-SQLAlchemy is imported here (the search path of the CLI and the MCP server needs none).
+One pass: ranking a query and showing its page in ONE statement costs one walk over the matches: per
+row only bm25 (and the stub test) is computed, and what a hit shows (snippet, summary, update status) only
+for the rows that enter the top ``offset + limit`` as the walk goes (SQLite's sorter with a LIMIT keeps
+the other columns of a row out until it enters) — about ``k·(1 + ln(matches/k))`` rows for a page of k.
+That is cheapest when the matches are few, or costly to walk: a query whose matches all fit on the page
+(counted first, stopping one past it) and a query holding a phrase (whose count would cost a walk too:
+it is not counted, unless the walk passes :data:`PHRASE_BUDGET` matches) are answered so.
+
+Two passes: other queries are ranked by bm25 alone (stubs dropped from the top rows afterwards,
+:func:`_ranked`), then the page's hits are shown by walking the matches again or looking each hit up
+(:func:`shown`). Runs on a plain sqlite3 connection, kept open, so sqlite3's statement cache prepares each
+statement once; no SQLAlchemy is imported here (the search path of the CLI and the MCP server needs none).
 
 Very common terms: ranking every row that holds a word found in most of the library is what makes
 such a query slow (bm25 costs ~3 µs per row; merely walking the term's row list ~0.1 µs). A query
@@ -22,6 +28,7 @@ from __future__ import annotations
 
 import re
 import sqlite3
+import threading
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -33,7 +40,7 @@ ENTRY_FTS_COLUMNS = ("title", "abstract", "authors", "venue", "year", "tags", "n
 # bm25 column weights, in ENTRY_FTS_COLUMNS order: a title hit counts most.
 ENTRY_FTS_WEIGHTS = (10.0, 3.0, 5.0, 2.0, 1.0, 4.0, 2.0)
 BOOSTED = ("title", "authors", "tags")
-COMMON_DF = 20_000
+COMMON_DF = 10_000
 SNIPPET = "snippet(entries_fts, -1, '**', '**', '…', 16)"
 _BM25 = f"bm25(entries_fts, {', '.join(map(str, ENTRY_FTS_WEIGHTS))})"
 # Stubs out (see _ranked): dropped from a ranked margin, else one pass over the (partially indexed) stub ids;
@@ -44,7 +51,15 @@ _NOT_STUB = "entries_fts.rowid NOT IN (SELECT id FROM entries WHERE is_stub = 1)
 # The choice changes only the cost, never the hits.
 SEEK_AFTER = 0.000375
 _MARGIN = 20  # rows ranked beyond twice the page, for the stubs among them
-_NOT_STUB_ROW = "NOT EXISTS (SELECT 1 FROM entries s WHERE s.id = entries_fts.rowid AND s.is_stub = 1)"
+# A phrase: matching it checks positions, so counting its matches costs as much as walking them to rank
+# them. A query holding one is ranked and shown in one pass without counting first, unless the walk passes
+# PHRASE_BUDGET matches (then showing what enters the top page as it goes would cost more than a second
+# walk); whichever way, the same hits. (A quoted term with a separator inside is several tokens.)
+_QUOTED = re.compile(r'"((?:[^"]|"")*)"')  # the terms compile_query quotes
+_SEPARATOR = re.compile(r"[\W_]")
+PHRASE_BUDGET = 1000
+_ROW_BUDGET = "doiget_row_budget"
+_rows = threading.local()  # the rows the current one-pass statement of this thread may still walk
 _ONE_TERM = re.compile(r'"[^"\s]+"\*?')  # what doiget.store.fts.compile_query makes of one word or prefix
 _SEP = "\x1f"
 # What page() raises for a malformed MATCH expression (tell it apart with doiget.store.fts.is_fts_error).
@@ -54,25 +69,61 @@ Error = sqlite3.OperationalError
 def page(conn: sqlite3.Connection, match: str, limit: int, offset: int, id_fields: Sequence[str],
          clauses: Sequence[str] = (), params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
     """The hits ``offset``..``offset + limit`` among non-stub entries matching the compiled FTS5 expression
-    ``match``, best first: each a dict of id, score (bm25) and what :func:`shown` gives; ``clauses``
-    filter the entry aliased ``e``."""
+    ``match``, best first: each a dict of the fields of a search hit (:func:`shown`, score = bm25);
+    ``clauses`` filter the entry aliased ``e``."""
     values = {**(params or {}), "match": match, "limit": limit, "offset": offset}
-    # A word can only be common in a library of more than COMMON_DF entries (and entries <= max id)
-    one_term = _ONE_TERM.fullmatch(match) is not None and (
-        conn.execute("SELECT max(id) FROM entries").fetchone()[0] or 0) > COMMON_DF
-    matches = _count(conn, match, COMMON_DF + 1 if one_term else offset + limit + 1)
-    if matches <= offset + limit:  # the page holds every match: rank and show them in one pass
-        where = ["entries_fts MATCH :match", _NOT_STUB_ROW, *clauses]
-        rows = conn.execute(f"SELECT e.id, {_BM25} AS score, {_shown_columns(id_fields)} FROM entries_fts "
-                            f"JOIN entries e ON e.id = entries_fts.rowid WHERE {' AND '.join(where)} "
-                            "ORDER BY score, e.id LIMIT :limit OFFSET :offset", values).fetchall()
-        return [{"id": row[0], "score": row[1], **_shown(row[2:], row[0], id_fields)} for row in rows]
+    if any(_SEPARATOR.search(term) for term in _QUOTED.findall(match)):
+        rows = _one_pass(conn, values, id_fields, clauses, budget=PHRASE_BUDGET)
+        if rows is not None:
+            return rows
+    wanted = offset + limit
+    # One count: to one past the page, or past COMMON_DF for one word or prefix in a library that can hold
+    # that many (a word can only be common in a library of more than COMMON_DF entries, and entries <= max id).
+    one_term = is_one_term(match)
+    matches = conn.execute(_COUNT_SQL, {"match": match, "few": wanted + 1, "common": COMMON_DF, "many": (
+        max(COMMON_DF, wanted) + 1 if one_term else wanted + 1)}).fetchone()[0]
+    if matches <= wanted:  # the page holds every match: rank and show them in one pass
+        return _one_pass(conn, values, id_fields, clauses)
     started = time.thread_time()
     ranked_rows = ranked(conn, match, limit, offset, clauses, params, common=one_term and matches > COMMON_DF)
     # (a prefix is expanded again at every lookup: its matches are always walked)
     seek = "*" not in match and time.thread_time() - started > SEEK_AFTER * len(ranked_rows)
     shown_rows = shown(conn, match, [entry_id for entry_id, _ in ranked_rows], id_fields, seek=seek)
-    return [{"id": entry_id, "score": score, **shown_rows[entry_id]} for entry_id, score in ranked_rows]
+    return [{**shown_rows[entry_id], "score": score} for entry_id, score in ranked_rows]
+
+
+def _one_pass(conn: sqlite3.Connection, values: dict[str, Any], id_fields: Sequence[str], clauses: Sequence[str],
+              budget: int | None = None) -> list[dict[str, Any]] | None:
+    """The page ranked and shown by one statement (what each hit shows is computed only for the rows that
+    enter the top ``offset + limit`` as the matches are walked); with ``budget``, None once the walk passes
+    that many matches."""
+    where = ["entries_fts MATCH :match", "e.is_stub = 0", *clauses]
+    if budget is not None:
+        where.append(f"{_ROW_BUDGET}()")
+        _rows.left = budget
+    try:
+        rows = conn.execute(f"SELECT e.id, {_BM25} AS score, {_shown_columns(id_fields)} FROM entries_fts "
+                            f"JOIN entries e ON e.id = entries_fts.rowid WHERE {' AND '.join(where)} "
+                            "ORDER BY score, e.id LIMIT :limit OFFSET :offset", values).fetchall()
+    except sqlite3.OperationalError as exc:
+        if budget is None:
+            raise
+        if "no such function" in str(exc) and _ROW_BUDGET in str(exc):  # first use on this connection
+            conn.create_function(_ROW_BUDGET, 0, _walked_row)
+            return _one_pass(conn, values, id_fields, clauses, budget)
+        if _rows.left >= 0:  # not the budget's doing
+            raise
+        return None
+    return [_hit(row[0], row[1], row[2:], id_fields) for row in rows]
+
+
+def _walked_row() -> int:
+    """SQL ``doiget_row_budget()``: true for each row walked until the thread's budget is spent, then an error
+    (which aborts the statement)."""
+    _rows.left -= 1
+    if _rows.left < 0:
+        raise RuntimeError("row budget spent")  # sqlite3 reports it as an OperationalError
+    return 1
 
 
 def ranked(conn: sqlite3.Connection, match: str, limit: int, offset: int = 0, clauses: Sequence[str] = (),
@@ -85,7 +136,7 @@ def ranked(conn: sqlite3.Connection, match: str, limit: int, offset: int = 0, cl
                      f"{' AND '.join(clauses)})")
     values = {**(params or {}), "match": match, "limit": limit, "offset": offset}
     if common is None:
-        common = _ONE_TERM.fullmatch(match) is not None and _count(conn, match, COMMON_DF + 1) > COMMON_DF
+        common = is_one_term(match) and _count(conn, match, COMMON_DF + 1) > COMMON_DF
     if common:
         boosted = where + ["+entries_fts.rowid IN (SELECT rowid FROM entries_fts WHERE entries_fts MATCH :boosted)"]
         rows = _ranked(conn, boosted, {**values, "boosted": f"{{{' '.join(BOOSTED)}}} : {match}"}, bool(clauses))
@@ -121,6 +172,15 @@ def _ranking_sql(where: list[str]) -> str:
             "ORDER BY score, entries_fts.rowid LIMIT :limit OFFSET :offset")
 
 
+_COUNT_SQL = ("SELECT count(*) FROM (SELECT 1 FROM entries_fts WHERE entries_fts MATCH :match LIMIT "
+              "CASE WHEN (SELECT max(id) FROM entries) > :common THEN :many ELSE :few END)")
+
+
+def is_one_term(match: str) -> bool:
+    """Whether the compiled expression ``match`` is one word or prefix (what the common-word shortcut takes)."""
+    return _ONE_TERM.fullmatch(match) is not None
+
+
 def _count(conn: sqlite3.Connection, match: str, cap: int) -> int:
     """How many rows ``match`` matches, counting no further than ``cap``."""
     return conn.execute("SELECT count(*) FROM (SELECT 1 FROM entries_fts WHERE entries_fts MATCH ? LIMIT ?)",
@@ -131,43 +191,35 @@ def _shown_columns(id_fields: Sequence[str]) -> str:
     return f"{_SHOWN}, {', '.join('e.' + k for k in id_fields)}"
 
 
+# Joined with the ASCII unit separator (char(31)), which no name, tag or update kind contains.
 _SHOWN = ("(SELECT group_concat(name, char(31)) FROM (SELECT a.name FROM entry_authors ea JOIN authors a "
           " ON a.id = ea.author_id WHERE ea.entry_id = e.id ORDER BY ea.position)), "
           "(SELECT group_concat(name, char(31)) FROM (SELECT t.name FROM entry_tags et JOIN tags t "
           " ON t.id = et.tag_id WHERE et.entry_id = e.id ORDER BY t.name)), "
           "EXISTS (SELECT 1 FROM artefacts x WHERE x.entry_id = e.id AND x.kind = 'pdf'), "
+          # the kinds of the notices updating the entry (store/updates.py), for its update status
+          "(SELECT group_concat(kind, char(31)) FROM entry_updates u WHERE u.entry_id = e.id "
+          " AND u.direction = 'updated-by'), "
           f"{SNIPPET}, e.title, e.year, e.venue")
 
 
 def shown(conn: sqlite3.Connection, match: str, ids: Sequence[int], id_fields: Sequence[str], *,
           seek: bool = False) -> dict[int, dict]:
-    """What a search hit shows of each of ``ids`` (ref, title, authors, year, venue, tags, has_pdf and
-    the snippet of ``match``), in one query: walking the matches of ``match`` again, or with ``seek``
-    looking each id up in the index (cheaper when the matches are many or costly, as a phrase's)."""
+    """The hit of each of ``ids`` without its score (None): ref, title, authors, year, venue, tags, has_pdf,
+    update status and the snippet of ``match``, in one query: walking the matches of ``match`` again, or
+    with ``seek`` looking each id up in the index (cheaper when the matches are many or costly)."""
     if not ids:
         return {}
     marks = ", ".join("?" * len(ids))
     rows = conn.execute(f"SELECT e.id, {_shown_columns(id_fields)} FROM entries_fts "
                         f"JOIN entries e ON e.id = entries_fts.rowid WHERE entries_fts MATCH ? "
                         f"AND {'' if seek else '+'}entries_fts.rowid IN ({marks})", (match, *ids)).fetchall()
-    return {row[0]: _shown(row[1:], row[0], id_fields) for row in rows}
+    return {row[0]: _hit(row[0], None, row[1:], id_fields) for row in rows}
 
 
-def _shown(row: Sequence[Any], entry_id: int, id_fields: Sequence[str]) -> dict[str, Any]:
-    authors, tags, has_pdf, snippet, title, year, venue, *refs = row
-    return {"ref": label(dict(zip(id_fields, refs)), entry_id), "title": title,
+def _hit(entry_id: int, score: float | None, row: Sequence[Any], id_fields: Sequence[str]) -> dict[str, Any]:
+    authors, tags, has_pdf, updates, snippet, title, year, venue, *refs = row
+    return {"id": entry_id, "score": score, "ref": label(dict(zip(id_fields, refs)), entry_id), "title": title,
             "authors": authors.split(_SEP) if authors else [], "year": year, "venue": venue,
-            "tags": tags.split(_SEP) if tags else [], "has_pdf": bool(has_pdf), "snippet": snippet}
-
-
-def statuses(conn: sqlite3.Connection, entry_ids: list[int]) -> dict[int, str]:
-    """Each entry's update status (retracted, corrected, ...) for the entries that have one: one small
-    indexed query on the search's connection (the notices are in ``entry_updates``, store/updates.py)."""
-    if not entry_ids:
-        return {}
-    kinds: dict[int, set[str]] = {}
-    marks = ", ".join("?" * len(entry_ids))
-    for entry_id, kind in conn.execute("SELECT entry_id, kind FROM entry_updates WHERE direction = 'updated-by' "
-                                       f"AND entry_id IN ({marks})", entry_ids):
-        kinds.setdefault(entry_id, set()).add(kind)
-    return {entry_id: status_of_kinds(found) for entry_id, found in kinds.items()}
+            "tags": tags.split(_SEP) if tags else [], "has_pdf": bool(has_pdf), "snippet": snippet,
+            "update_status": status_of_kinds(set(updates.split(_SEP))) if updates else None}

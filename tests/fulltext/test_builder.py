@@ -114,3 +114,16 @@ def test_body_line_starting_like_a_heading_is_escaped():
     doc = builder.build("pdf")
     assert doc.text == "## Methods\n\n\\# of samples per site\n\\## 0\nC# code #1"
     assert [c.heading for c in doc.chunks] == ["Methods"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="ab #\t\r\f\v\u00a0\u2003", min_size=1, max_size=40))
+def test_paragraph_spaces_collapse_as_the_pattern_says(text):
+    # the pattern runs only where a run of spaces or another space character is present
+    import re
+
+    builder = TextBuilder()
+    builder.paragraph(text)
+    expected = re.sub(r"[ \t\r\f\v\u00a0]+", " ", text).strip()
+    expected = re.sub(r"^(?=#{1,6}(?:\s|$))", r"\\", expected, flags=re.M) if "#" in expected else expected
+    assert builder.build("jats").text == expected

@@ -84,3 +84,23 @@ def test_writers_out_of_step_fall_back_to_first_character_fonts(monkeypatch):
     assert all(h in found for h in ("1 Introduction", "4.4 Entity Linking Models", "References"))
     assert "I. Statistical: uses one or more statistical models" not in \
         [h.lstrip("#").strip() for h in expected.text.splitlines() if h.startswith("#")]
+
+
+def test_page_json_that_orjson_refuses_is_read_by_json():
+    # MuPDF writes what a font maps a glyph to: a lone surrogate (escaped or raw) or bytes that are not
+    # UTF-8 make orjson refuse the page; json reads it as the extractor always did
+    assert pdfpage._parse(b'{"text":"a\\ud800b"}') == {"text": "a\ud800b"}
+    assert pdfpage._parse(b'{"text":"a\xffb"}') == {"text": "a\ufffdb"}
+    assert pdfpage._parse(b'{"text":"a\xc3\xa9\\u0008"}') == {"text": "a\u00e9\b"}
+
+
+def test_json_fallback_reads_the_real_papers_alike(monkeypatch):
+    data = (PAPERS / "elife-91357.pdf").read_bytes()
+    expected = extract_pdf(data)
+
+    def refuse(_):
+        raise pdfpage.orjson.JSONDecodeError("refused", "", 0)
+
+    monkeypatch.setattr(pdfpage.orjson, "loads", refuse)
+    fallback = extract_pdf(data)
+    assert (fallback.text, fallback.chunks) == (expected.text, expected.chunks)

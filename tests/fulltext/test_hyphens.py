@@ -1,0 +1,46 @@
+"""Hyphen joins read a line's last hyphenated token from the reversed line, and the document's words from
+its distinct tokens; both give what a forward search over the whole text gives."""
+from __future__ import annotations
+
+import re
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from doiget.fulltext import hyphens
+from doiget.fulltext.hyphens import Vocabulary
+
+# the forward form: every start position tried, anchored at the line end
+_FORWARD_TAIL = re.compile(r"((?:[^\W\d_]+[-\u2010])*?)([^\W\d_]+)[-\u2010]$")
+_LINES = st.text(alphabet="ab\u00e9\u0130\u00b2-\u2010\u00ad 1.(\u201d\n", max_size=60)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_LINES)
+def test_reversed_tail_equals_forward_search(line):
+    line = line.rstrip("\n")
+    forward = _FORWARD_TAIL.search(line)
+    reversed_ = hyphens._TAIL_REVERSED.match(line[::-1])
+    assert (forward is None) == (reversed_ is None)
+    if forward is not None:
+        assert (forward.group(1), forward.group(2)) == (reversed_.group(2)[::-1], reversed_.group(1)[::-1])
+
+
+@settings(max_examples=400, deadline=None)
+@given(_LINES)
+def test_words_of_distinct_tokens_equal_words_of_whole_text(text):
+    assert hyphens._words(text) == set(hyphens._WORDS.findall(text))
+
+
+def test_vocabulary_sorts_words_and_compounds():
+    vocab = Vocabulary.of(["a well-known state\u2010of-the-art model", "of the"])
+    assert vocab.compounds == {"well-known", "state-of-the-art"}
+    assert vocab.words == {"a", "model", "of", "the"}
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.text(alphabet="ab- \u2010\u00ad", min_size=1, max_size=12), min_size=1, max_size=5))
+def test_lines_without_a_break_at_their_end_are_joined_by_spaces(lines):
+    # a hyphen inside a line ("a - b") sends the join down the careful path, which must agree
+    if not any(line.endswith(hyphens._BREAKS) for line in lines):
+        assert hyphens.join_lines(lines, Vocabulary()) == " ".join(lines).replace(hyphens.SOFT_HYPHEN, "")
