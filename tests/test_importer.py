@@ -92,7 +92,8 @@ def test_one_bad_bibtex_entry_does_not_stop_the_rest():
           "@article{ok1, title={Duplicate key}}\n"
     records = parse_bibliography(bib)
     assert [r.work.title for r in records] == ["Fine", None, "Also fine", "Duplicate key"]
-    assert records[1].problems == ["unreadable entry at line 2: syntax error"]
+    assert records[1].problems == ["unreadable entry at line 2: syntax error (unexpected block start '@book' "
+                                   "inside a field value)"]
     assert records[3].problems == ["duplicate key 'ok1' at line 4"]
     assert not records[0].problems and not records[2].problems
 

@@ -11,10 +11,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-import bibtexparser
-from bibtexparser.model import DuplicateBlockKeyBlock, DuplicateFieldKeyBlock, Entry as BibEntry
-
 from doiget.errors import DoigetError, ErrorCode
+from doiget.formats.bibtex_split import BibBlock, split_bibtex
 from doiget.formats.fields import (BIB_DATE_FIELDS, BIB_NAME_FIELDS, BIB_TO_CSL, BIB_TO_CSL_TYPE,
                                    BOOKTITLE_TYPES, CSL_TO_BIB, CSL_TO_BIB_TYPE, MONTHS)
 from doiget.formats.latex import untex
@@ -33,6 +31,8 @@ _CONSUMED = frozenset({
     "issue", "pages", "doi", "url", "pmid", "pmcid", "abstract", "language", "langid", "keywords",
     "eprint", "archiveprefix", "eprinttype", "crossref", "day", *BIB_NAME_FIELDS, *BIB_TO_CSL, *BIB_DATE_FIELDS,
 })
+_ISO_DATE = re.compile(r"(\d{4})(?:-(\d{1,2}))?(?:-(\d{1,2}))?")
+_BRACE = re.compile(r"[{}]")
 _DECODED = ("title", "subtitle", "journal", "journaltitle", "booktitle", "volume", "number", "issue", "pages",
             "abstract", "language", "langid", "keywords", "howpublished", *_PUBLISHER_LIKE, *_VERBATIM)
 
@@ -40,49 +40,44 @@ _DECODED = ("title", "subtitle", "journal", "journaltitle", "booktitle", "volume
 def parse_bibtex(text: str) -> list[ImportRecord]:
     """Every entry of a .bib file as a record, in file order; unreadable blocks become empty records
     that say why."""
-    # bibtexparser splits the blocks; its value middlewares (string macros, enclosing braces) are
-    # replaced by _value below, which does the same in the one pass over the fields we make anyway.
-    library = bibtexparser.parse_string(text, parse_stack=[])
-    strings = _strings(library)
-    blocks = sorted(library.entries + library.failed_blocks, key=lambda b: b.start_line or 0)
-    if not library.entries and library.failed_blocks and not any(
-            isinstance(b, (DuplicateBlockKeyBlock, DuplicateFieldKeyBlock)) for b in library.failed_blocks):
-        first = library.failed_blocks[0]
-        raise DoigetError(ErrorCode.INVALID_INPUT, f"no readable BibTeX entry; first error at line "
-                          f"{first.start_line + 1}: {_block_error(first)}", line=first.start_line + 1)
-    if not blocks and not library.comments:
-        raise DoigetError(ErrorCode.INVALID_INPUT, "no BibTeX entries found")
-    raw: list[tuple[BibEntry | None, dict[str, str], list[str], Any]] = []
-    for block in blocks:
-        problems: list[str] = []
-        entry = block
-        if isinstance(block, (DuplicateBlockKeyBlock, DuplicateFieldKeyBlock)):
-            entry = block.ignore_error_block
-            if isinstance(block, DuplicateBlockKeyBlock):
-                problems.append(f"duplicate key {block.key!r} at line {block.start_line + 1}")
-        if not isinstance(entry, BibEntry):
-            raw.append((None, {}, [f"unreadable entry at line {block.start_line + 1}: {_block_error(block)}"], block))
-            continue
-        raw.append((entry, _fields(entry, strings, problems), problems, block))
-    by_key = {entry.key.lower(): fields for entry, fields, _, _ in raw if entry is not None}
     records = []
-    for entry, fields, problems, _ in raw:
-        if entry is None:
-            records.append(ImportRecord(work=Work(), problems=problems))
-            continue
-        kind = entry.entry_type.lower()
-        if "crossref" in fields:
-            _inherit(fields, kind, by_key, problems)
-        records.append(bib_record(entry.key, kind, fields, problems))
+    for key, kind, fields, problems in _entries(text):
+        records.append(ImportRecord(work=Work(), problems=problems) if fields is None
+                       else bib_record(key, kind, fields, problems))
     return records
 
 
-def _strings(library: Any) -> dict[str, str]:
-    """``@string`` macros (lower-cased names) with their values resolved, in file order."""
-    strings: dict[str, str] = {}
-    for string in library.strings:
-        strings[string.key.lower()] = _value(str(string.value), strings)
-    return strings
+def _entries(text: str) -> list[tuple[str, str, dict[str, str] | None, list[str]]]:
+    """(key, type, fields, problems) of every block in file order, ``crossref`` parents' fields
+    inherited; fields is None for a block that could not be read."""
+    split = split_bibtex(text)
+    strings: dict[str, str] = {}  # @string macros (lower-cased names) with their values resolved, in file order
+    for name, value in split.strings.items():
+        strings[name.lower()] = _value(value, strings)
+    blocks = sorted(split.entries + split.failed, key=lambda b: b.line)
+    if not split.entries and split.failed and all(block.aborted for block in split.failed):
+        first = split.failed[0]
+        raise DoigetError(ErrorCode.INVALID_INPUT, f"no readable BibTeX entry; first error at line "
+                          f"{first.line + 1}: {first.error}", line=first.line + 1)
+    if not blocks and not split.comments:
+        raise DoigetError(ErrorCode.INVALID_INPUT, "no BibTeX entries found")
+    entries: list[tuple[str, str, dict[str, str] | None, list[str]]] = []
+    for block in blocks:
+        problems: list[str] = []
+        entry = block
+        if not isinstance(block, BibBlock):
+            entry = block.entry
+            if block.duplicate_key is not None:
+                problems.append(f"duplicate key {block.duplicate_key!r} at line {block.line + 1}")
+        if entry is None:
+            entries.append(("", "", None, [f"unreadable entry at line {block.line + 1}: {block.error}"]))
+        else:
+            entries.append((entry.key, entry.type, _fields(entry, strings, problems), problems))
+    by_key = {key.lower(): fields for key, _, fields, _ in entries if fields is not None}
+    for _, kind, fields, problems in entries:  # in file order: a parent read earlier lends what it inherited
+        if fields is not None and "crossref" in fields:
+            _inherit(fields, kind, by_key, problems)
+    return entries
 
 
 def _value(raw: str, strings: dict[str, str]) -> str:
@@ -103,29 +98,22 @@ def _piece(raw: str, strings: dict[str, str]) -> str:
 
 
 def _one_group(raw: str) -> bool:
-    inner = raw[1:-1]
-    if "{" not in inner and "}" not in inner:
+    """Whether the braces opening and closing ``raw`` enclose all of it (``{a}{b}`` is two groups)."""
+    if "{" not in raw[1:-1] and "}" not in raw[1:-1]:
         return True
     depth = 0
-    for index, char in enumerate(raw):
-        if char == "{":
-            depth += 1
-        elif char == "}":
-            depth -= 1
-            if depth == 0 and index < len(raw) - 1:
-                return False
+    for brace in _BRACE.findall(raw, 1, len(raw) - 1):
+        depth += 1 if brace == "{" else -1
+        if depth < 0:
+            return False
     return depth == 0
 
 
-def _block_error(block: Any) -> str:
-    return str(getattr(block, "error", "")) or "syntax error"
-
-
-def _fields(entry: BibEntry, strings: dict[str, str], problems: list[str]) -> dict[str, str]:
+def _fields(entry: BibBlock, strings: dict[str, str], problems: list[str]) -> dict[str, str]:
     """Field name (lower case) -> value; a repeated name keeps its first non-empty value."""
     fields: dict[str, str] = {}
-    for field in entry.fields:
-        name, value = field.key.lower(), _value(str(field.value), strings)
+    for name, value in entry.fields:
+        name, value = name.lower(), _value(value, strings)
         held = fields.get(name)
         if held is None or (not held.strip() and value.strip()):
             fields[name] = value
@@ -159,7 +147,7 @@ def _text(value: str | None, problems: list[str], name: str) -> str | None:
     if not value:
         return None
     try:
-        return clean(untex(value))
+        return untex(value) or None  # untex's text is already one line
     except Exception as exc:  # noqa: BLE001 - pylatexenc raises many types on odd input
         problems.append(f"field {name}: cannot decode LaTeX ({exc.__class__.__name__}); kept as written")
         return clean(value)
@@ -178,7 +166,7 @@ def _names(value: str, problems: list[str]) -> list[Author]:
 def _date(fields: dict[str, str]) -> tuple[int | None, str | None, str | None]:
     """(year, ISO date when finer than a year, raw value when neither reads it)."""
     date = (fields.get("date") or "").strip()
-    match = re.match(r"^(\d{4})(?:-(\d{1,2}))?(?:-(\d{1,2}))?", date)
+    match = _ISO_DATE.match(date) if date else None
     if match:
         parts = [int(p) for p in match.groups() if p]
         return parts[0], iso_date(parts), None if match.group(0) == date else date
@@ -198,7 +186,7 @@ def _date(fields: dict[str, str]) -> tuple[int | None, str | None, str | None]:
 
 
 def _csl_date(value: str) -> dict[str, Any]:
-    match = re.match(r"^(\d{4})(?:-(\d{1,2}))?(?:-(\d{1,2}))?$", value.strip())
+    match = _ISO_DATE.fullmatch(value.strip())
     if match:
         return {"date-parts": [[int(p) for p in match.groups() if p]]}
     return {"raw": value.strip()}

@@ -59,14 +59,17 @@ def _untex_common(value: str) -> str | None:
     return text.replace(_OPEN, "{").replace(_CLOSE, "}")
 
 
-_PLAIN = re.compile(r"^[^\\{}~$%&#_^-]*$")
+# In text without these characters _untex_common changes only dash pairs: no backslash, brace, "~",
+# "$" or brace stand-in.
+_PLAIN = re.compile(r"[^\\{}~$\ue000\ue001]*")
 
 
 @lru_cache(maxsize=4096)
 def untex(value: str) -> str:
     """LaTeX field text as Unicode: common accents by table, anything else through pylatexenc."""
-    if _PLAIN.match(value):
-        return " ".join(value.split())
+    if _PLAIN.fullmatch(value):
+        text = value.replace("---", "\u2014").replace("--", "\u2013") if "--" in value else value
+        return " ".join(text.split())
     text = _untex_common(value)
     if text is None:
         text = _LATEX.latex_to_text(value)

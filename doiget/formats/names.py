@@ -2,7 +2,7 @@
 
 A name list is cut at ``and`` outside braces; each name is split by bibtexparser 2's
 ``parse_single_name_into_parts`` (non-strict): it implements BibTeX's own First/von/Last/Jr
-rules, is maintained with the parser we already use for the files, and its non-strict mode
+rules, is maintained alongside the splitter doiget's own is tested against, and its non-strict mode
 never raises on odd names (trailing or extra commas), which pybtex's ``Person`` does. Names
 made only of letters, dots, apostrophes and hyphens take a fast path that applies the same
 rules; a test checks both agree on every name of the corpus. Better BibTeX's extended form
@@ -36,6 +36,12 @@ _AND_OR_BRACE = re.compile(r"[{}]|\s+and\s+", re.I)
 def split_names(value: str) -> list[str]:
     """The persons of a BibTeX name list (``A and B and {C and D}``), each as written: split at
     ``and`` between spaces outside braces, as BibTeX does."""
+    if "{" not in value and "}" not in value:
+        return [name.strip() for name in _AND.split(value) if name.strip()]
+    return _split_outside_braces(value)
+
+
+def _split_outside_braces(value: str) -> list[str]:
     names, depth, start = [], 0, 0
     for match in _AND_OR_BRACE.finditer(value):
         token = match.group(0)
@@ -137,10 +143,9 @@ def bibtex_author(name: str, decode: Callable[[str], str]) -> tuple[Author, str 
         words = name.split()
         split = _initials_at(words) if "," not in name else None
         if split:  # "Malik A S": PubMed/Vancouver order, which BibTeX would read as family "S"
-            return (make_author(family=" ".join(words[:split]), given=" ".join(words[split:])),
+            return (_plain_author(words[split:], [], words[:split]),
                     f"name {name!r} read as family name followed by initials")
-        first, von, last = _plain_parts(name)
-        return make_author(given=" ".join(first), particle=" ".join(von), family=" ".join(last)), None
+        return _plain_author(*_plain_parts(name)), None
     if _is_braced_whole(name):
         return make_author(literal=decode(name)), None
     if _EXTENDED.match(name):
@@ -157,6 +162,15 @@ def bibtex_author(name: str, decode: Callable[[str], str]) -> tuple[Author, str 
     if not author.family and not author.literal:
         warning = f"name {name!r} has no family part"
     return author, warning
+
+
+def _plain_author(first: list[str], von: list[str], last: list[str]) -> Author:
+    """``make_author`` for parts that are lists of whitespace-free words (the same Author, without
+    re-normalising its parts)."""
+    given, particle, family = " ".join(first) or None, " ".join(von) or None, " ".join(last) or None
+    display = " ".join(p for p in (given, particle, family) if p)
+    return Author(name=display or "Anonymous", family=family, given=given, particle=particle,
+                  dropping_particle=None, suffix=None)
 
 
 def make_author(*, family: str | None = None, given: str | None = None, particle: str | None = None,
