@@ -7,6 +7,9 @@ what that walk would read the same way (values with braces nested at most 6 deep
 ``(``-delimited blocks, deep braces, broken entries — is read by :class:`_Scanner`, a port of
 bibtexparser's mark walk (same marks, same error recovery, same start lines), so the two cannot
 disagree on a block. ``tests/test_bibtex_split.py`` compares both with bibtexparser itself.
+
+:class:`_Scanner` is adapted from bibtexparser 2's ``splitter.py``, Copyright (c) 2021 Michael Weiss,
+MIT License (``LICENSES/bibtexparser-MIT.txt``).
 """
 from __future__ import annotations
 
