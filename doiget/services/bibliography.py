@@ -27,9 +27,10 @@ from doiget.errors import DoigetError, ErrorCode
 from doiget.formats.bibtex import to_bibtex
 from doiget.formats.csl import to_csl_json
 from doiget.formats.importer import Format as ImportFormat
-from doiget.formats.importer import ImportRecord, gc_paused, iter_bibliography
+from doiget.formats.importer import ImportRecord, iter_bibliography
 from doiget.formats.ris import to_ris
 from doiget.formats.keys import citation_key, unique_key
+from doiget.gcpause import gc_paused
 from doiget.identity import Side, decide
 from doiget.models import ID_FIELDS, Entry, Work
 from doiget.refs import Ref
