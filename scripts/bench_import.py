@@ -196,7 +196,8 @@ def main() -> None:
     for round_ in range(args.rounds):
         ours = _run_child("doiget", path, args.reimport)
         line = (f"round {round_ + 1}: doiget {ours['import']['cpu']:7.2f} s CPU {ours['import']['wall']:7.2f} s wall "
-                f"({args.n / ours['import']['cpu']:6.0f} entries/CPU s) rss {ours['rss_mb']:6.0f} MB")
+                f"({args.n / ours['import']['cpu']:6.0f} entries/CPU s, {ours['import']['cpu'] / args.n * 1e6:4.0f} µs "
+                f"each) rss {ours['rss_mb']:6.0f} MB")
         if not args.no_anchor:
             anchor = _run_child("anchor", path, False)
             ratios.append(ours["import"]["cpu"] / anchor["import"]["cpu"])

@@ -35,7 +35,8 @@ def _theirs(text: str) -> dict:
     for block in library.failed_blocks:
         inner = getattr(block, "ignore_error_block", None)
         if isinstance(block, DuplicateFieldKeyBlock):
-            failed.append((block.start_line, _entry(inner), None, str(block.error)))
+            repeated = ", ".join(sorted(block.duplicate_keys))
+            failed.append((block.start_line, _entry(inner), None, f"repeated fields: {repeated}"))
         elif isinstance(block, DuplicateBlockKeyBlock):
             failed.append((block.start_line, _entry(inner) if isinstance(inner, Entry) else None, block.key,
                            str(block.error)))

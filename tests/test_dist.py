@@ -39,6 +39,7 @@ def test_wheel_has_license_types_migrations_demo_and_main(dist):
                    "doiget/pagerank.py"):
         assert needed in names, needed
     assert any(n.endswith("/licenses/LICENSE") for n in names)
+    assert any(n.endswith("/licenses/LICENSES/bibtexparser-MIT.txt") for n in names)  # bibtex_split.py
     assert any("migrations/versions/" in n for n in names)
 
 

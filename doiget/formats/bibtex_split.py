@@ -7,10 +7,14 @@ what that walk would read the same way (values with braces nested at most 6 deep
 ``(``-delimited blocks, deep braces, broken entries — is read by :class:`_Scanner`, a port of
 bibtexparser's mark walk (same marks, same error recovery, same start lines), so the two cannot
 disagree on a block. ``tests/test_bibtex_split.py`` compares both with bibtexparser itself.
+
+:class:`_Scanner` is adapted from bibtexparser 2's ``splitter.py``, Copyright (c) 2021 Michael Weiss,
+MIT License (``LICENSES/bibtexparser-MIT.txt``).
 """
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 
 _AT = r"@\w*[ \t]*(?=[{(])"  # a block start: bibtexparser's mark for "@type" before "{" or "("
@@ -97,7 +101,8 @@ class _Scanner:
 
     # ---- marks ---------------------------------------------------------------------------------
 
-    def _next(self, accept_eof: bool = False) -> tuple[int, int, str] | None:
+    def _next(self) -> tuple[int, int, str]:
+        """The next mark inside a block: (start, end, text)."""
         if self.pending is not None:
             mark, self.pending = self.pending, None
             self.index = mark[0]
@@ -105,9 +110,7 @@ class _Scanner:
         match = self.marks.search(self.s, self.pos)
         if match is None:
             self.index = len(self.s)
-            if not accept_eof:
-                raise _Aborted("unexpected end of file")
-            return None
+            raise _Aborted("unexpected end of file")
         self.pos = match.end()
         self.index = match.start()
         return match.start(), match.end(), match.group()
@@ -135,18 +138,13 @@ class _Scanner:
         s = self.s
         comment_start = 0
         while True:
-            mark = self.pending
-            if mark is not None and mark[2][0] != "@":  # a put-back mark outside a block is comment text
-                self.pending = None
-                mark = None
-            if mark is None:
+            mark, self.pending = self.pending, None
+            if mark is None or mark[2][0] != "@":  # outside blocks only block starts count
                 match = _BLOCK_START.search(s, self.pos)
                 if match is None:
                     break
                 mark = match.start(), match.end(), match.group()
                 self.pos = match.end()
-            else:
-                self.pending = None
             self.index = mark[0]
             self._comment(s[comment_start:mark[0]])
             line = self._line_at(mark[0])
@@ -155,7 +153,7 @@ class _Scanner:
                 try:
                     self._open(mark)
                     if kind.startswith("@comment"):
-                        self._comment(s[mark[1] + 1:self._to_closing(track_quotes=False)].strip(), explicit=True)
+                        self.out.comments.append(s[mark[1] + 1:self._to_closing(track_quotes=False)].strip())
                     elif kind.startswith("@preamble"):
                         self.out.preambles.append(s[mark[1] + 1:self._to_closing(track_quotes=True)])
                     elif kind.startswith("@string"):
@@ -169,10 +167,10 @@ class _Scanner:
         self._comment(s[comment_start:])
         return self.out
 
-    def _comment(self, text: str, explicit: bool = False) -> None:
-        text = text.strip() if not explicit else text
-        if explicit or text:
-            self.out.comments.append(text)
+    def _comment(self, text: str) -> None:
+        """Text between blocks, kept when it is more than whitespace."""
+        if text.strip():
+            self.out.comments.append(text.strip())
 
     def _open(self, mark: tuple[int, int, str]) -> None:
         if self.s[mark[1]] == "(":
@@ -222,12 +220,10 @@ class _Scanner:
         return True
 
     def _add_entry(self, entry: BibBlock) -> None:
-        names = {name for name, _ in entry.fields}
+        names = Counter(name for name, _ in entry.fields)
         if len(names) < len(entry.fields):
-            repeated = sorted({n for n in names if sum(1 for m, _ in entry.fields if m == n) > 1})
-            self.out.failed.append(Failed(entry.line, f"Duplicate field keys on entry: '{', '.join(repeated)}'. "
-                                          "Note: The entry (containing duplicates) is available as "
-                                          "`failed_block.ignore_error_block`", entry))
+            repeated = ", ".join(sorted(name for name, count in names.items() if count > 1))
+            self.out.failed.append(Failed(entry.line, f"repeated fields: {repeated}", entry))
         elif entry.key in self._entry_keys:
             self.out.failed.append(Failed(entry.line, f"Duplicate entry key '{entry.key}'", entry, entry.key))
         else:

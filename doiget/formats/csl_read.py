@@ -25,6 +25,7 @@ _RICH = (("title", "title"), ("container-title", "venue"))  # text columns that 
 _HANDLED = frozenset({*_COLUMNS, *dict(_RICH), "page", "id", "citation-key", "DOI", "PMID", "PMCID", "issued",
                       "keyword", "custom", *CSL_NAME_VARIABLES})
 _ROLES = CSL_NAME_VARIABLES - {"author"}
+_UNSEEN = object()
 _KEY = re.compile(r"^[^\s,{}#%\"'()=\\~]+$")
 
 
@@ -69,8 +70,11 @@ def _issued(issued: Any) -> tuple[int | None, str | None, bool]:
         return None, None, issued is not None
     parts_list = issued.get("date-parts") or [[]]
     parts = parts_list[0] if isinstance(parts_list, list) and parts_list and isinstance(parts_list[0], list) else []
-    numbers = [int(p) for p in parts if str(p).strip().lstrip("-").isdigit()][:3]
-    richer = set(issued) - {"date-parts"} != set() or len(parts_list) > 1 or len(numbers) != len(parts)
+    if all(type(p) is int for p in parts):  # the usual case (bool is not int here: True is no number)
+        numbers = parts[:3]
+    else:
+        numbers = [int(p) for p in parts if str(p).strip().lstrip("-").isdigit()][:3]
+    richer = len(issued) > ("date-parts" in issued) or len(parts_list) > 1 or len(numbers) != len(parts)
     if numbers:
         return numbers[0], iso_date(numbers), richer
     match = YEAR.search(str(issued.get("raw") or issued.get("literal") or ""))
@@ -99,7 +103,9 @@ def _people(value: Any, names: dict[tuple, Author | None]) -> list[Author]:
     for name in value:
         try:
             key = tuple(name.items()) if isinstance(name, dict) else None
-            author = names[key] if key in names else names.setdefault(key, csl_author(name))
+            author = names.get(key, _UNSEEN)
+            if author is _UNSEEN:
+                author = names[key] = csl_author(name)
         except TypeError:  # a name object holding a list or an object
             author = csl_author(name)
         if author:

@@ -8,15 +8,14 @@ not a bibliography at all raises ``DoigetError(INVALID_INPUT)``. The readers liv
 """
 from __future__ import annotations
 
-import gc
 import re
 from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Literal
 
 from doiget.errors import DoigetError, ErrorCode
 from doiget.formats.record import ImportRecord
+from doiget.gcpause import gc_paused
 
 Format = Literal["auto", "csl-json", "bibtex", "ris"]
 _RIS_START = re.compile(r"^\s*TY  - ", re.M)
@@ -55,20 +54,6 @@ def read_pieces(path: Path) -> Iterator[str]:
                 yield piece
     except (OSError, UnicodeDecodeError) as exc:
         raise DoigetError(ErrorCode.INVALID_INPUT, f"cannot read {path}: {exc}") from exc
-
-
-@contextmanager
-def gc_paused() -> Iterator[None]:
-    """Cyclic garbage collection off while a file is parsed: parsing allocates hundreds of thousands of
-    objects that live on, and each collection would walk them all (40% of a 6,000-entry parse). The
-    importer keeps it off for the whole import for the same reason."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def _parse(text: str, format: Format) -> Iterator[ImportRecord]:

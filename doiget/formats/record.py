@@ -4,26 +4,29 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import unquote
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import ValidationError
 
 from doiget.errors import DoigetError
 from doiget.models import Work
 from doiget.refs import Ref, try_parse
 
 
-class ImportRecord(BaseModel):
+@dataclass(slots=True)
+class ImportRecord:
     """One imported entry: its metadata, the key it had in the file, its tags, what went wrong, and
-    which identifiers were only found in free text (URL, note) rather than in their own field."""
+    which identifiers were only found in free text (URL, note) rather than in their own field. The
+    readers fill it with values of these types (it is not validated: its ``work`` is)."""
 
     work: Work
     key: str | None = None
-    tags: list[str] = Field(default_factory=list)
-    problems: list[str] = Field(default_factory=list)
-    inferred: list[str] = Field(default_factory=list, description="id kinds found only in url/note text")
-    files: list[str] = Field(default_factory=list, description="attachment paths the record names")
+    tags: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    inferred: list[str] = field(default_factory=list)  # id kinds found only in url/note text
+    files: list[str] = field(default_factory=list)  # attachment paths the record names
 
 
 # ---- identifiers -------------------------------------------------------------------------------

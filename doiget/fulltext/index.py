@@ -22,6 +22,7 @@ from doiget.fulltext.html import extract_ar5iv
 from doiget.fulltext.jats import extract_jats
 from doiget.fulltext.pdf import extract_pdf
 from doiget.fulltext.tex import extract_tex
+from doiget.gcpause import gc_paused
 from doiget.store.blobs import BlobStore
 
 EXTRACTORS: dict[str, Callable[[bytes], Document]] = {
@@ -39,7 +40,7 @@ def extract(kind: str, data: bytes) -> Document:
     extraction passes a limit of :mod:`doiget.fulltext.guard` (CPU time, nesting)."""
     if kind not in EXTRACTORS:
         raise DoigetError(ErrorCode.INVALID_INPUT, f"cannot extract text from a {kind!r} artefact")
-    with guard.deadline(guard.EXTRACT_SECONDS, f"{kind} extraction"):
+    with guard.deadline(guard.EXTRACT_SECONDS, f"{kind} extraction"), gc_paused():
         return EXTRACTORS[kind](data)
 
 

@@ -14,6 +14,7 @@ the document's own vocabulary says the word was split, kept where it says the wo
 """
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -261,8 +262,13 @@ def _top_left(block: _Block) -> tuple[float, float]:
 def _aligned(left: list[_Block], right: list[_Block]) -> bool:
     """True when the two sides are a table or a form, not two columns of prose: most right-side
     blocks start on the same line as a left-side block, and most lines are in blocks of one or two."""
-    tops = [b.bbox[1] for b in left]
-    hits = sum(1 for b in right if any(abs(b.bbox[1] - t) < 0.5 * b.size for t in tops))
+    tops = sorted(b.bbox[1] for b in left)
+    hits = 0
+    for block in right:
+        # the left tops nearest this top, one on either side, are the closest of all
+        top, near, i = block.bbox[1], 0.5 * block.size, bisect_left(tops, block.bbox[1])
+        if (i < len(tops) and abs(top - tops[i]) < near) or (i > 0 and abs(top - tops[i - 1]) < near):
+            hits += 1
     lines = [len(b.lines) for b in left + right]
     return hits * 2 > len(right) and sum(n for n in lines if n <= 2) * 2 >= sum(lines)
 

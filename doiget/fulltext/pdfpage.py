@@ -101,24 +101,26 @@ def _weigh(html: str, font: str, first_size: float, first_bold: bool, blank_firs
     weights: dict[str, int] = {}
     first = ""
     runs = 0
-    all_bold = same_font = True
+    all_bold = True
+    same_font = not _renamed(font)  # then checked run by run; a renamed font is one run or not single
     companion = font + "+"
     for b, italic, family, size, raw in _RUN.findall(html):
-        chars = len((unescape(raw) if "&" in raw else raw).strip())
+        chars = len(unescape(raw).strip()) if "&" in raw else len(raw.strip())
         if not chars:
             continue
         if not runs:
             first = size
-            same_font = family == font
+            same_font = same_font and family == font
         runs += 1
         weights[size] = weights.get(size, 0) + chars
-        all_bold = all_bold and bool(b)
-        same_font = same_font and (family == font or family.startswith(companion) or bool(italic)
-                                   or bool(_ITALIC_FONT.search(family)))
+        if not b:
+            all_bold = False
+        if same_font and family != font and not family.startswith(companion) and not italic:
+            same_font = bool(_ITALIC_FONT.search(family))
     if not runs:
         return first_size, first_bold, False
-    single = not blank_first and (runs == 1 if _RENAMED.search(font) else same_font)
-    dominant = max(weights, key=weights.__getitem__)
+    single = not blank_first and (runs == 1 if _renamed(font) else same_font)
+    dominant = first if len(weights) == 1 else max(weights, key=weights.__getitem__)
     size = first_size if dominant == first else float(dominant)
     return size, all_bold or (runs == 1 and first_bold and not blank_first), single
 
@@ -131,6 +133,11 @@ def _box(box: dict) -> tuple[float, float, float, float]:
 @lru_cache(maxsize=1024)
 def _bold_font(name: str) -> bool:
     return bool(_BOLD_FONT.search(name))
+
+
+@lru_cache(maxsize=1024)
+def _renamed(font: str) -> bool:
+    return bool(_RENAMED.search(font))
 
 
 def _parse(as_json: bytes) -> dict:

@@ -27,9 +27,10 @@ from doiget.errors import DoigetError, ErrorCode
 from doiget.formats.bibtex import to_bibtex
 from doiget.formats.csl import to_csl_json
 from doiget.formats.importer import Format as ImportFormat
-from doiget.formats.importer import ImportRecord, gc_paused, iter_bibliography
+from doiget.formats.importer import ImportRecord, iter_bibliography
 from doiget.formats.ris import to_ris
 from doiget.formats.keys import citation_key, unique_key
+from doiget.gcpause import gc_paused
 from doiget.identity import Side, decide
 from doiget.models import ID_FIELDS, Entry, Work
 from doiget.refs import Ref
@@ -204,7 +205,14 @@ def _import(store: Store, text_: str | Path, format: ImportFormat, tags: Sequenc
             "entries": len(items), "fetchable": _fetchable(store, items),
             "files": {item.entry_id: item.files for item in items if item.files},
             "seconds": round(seconds, 3), "records_per_second": round(len(report) / seconds) if seconds else None,
-            "report": [{k: v for k, v in row.items() if v not in (None, [])} for row in report]}
+            "report": _compact(report)}
+
+
+def _compact(report: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The rows without their empty keys, each replaced in place (a large import never holds two copies)."""
+    for index, row in enumerate(report):
+        report[index] = {k: v for k, v in row.items() if v not in (None, [])}
+    return report
 
 
 def _row(index: int, record: ImportRecord) -> dict[str, Any]:
@@ -371,9 +379,13 @@ def _write_chunk(conn: Connection, items: list[_Item], extra_tags: list[str], ti
                  overwrite: bool) -> None:
     for item in items:
         item.file_key = item.work.citekey
+    by_kind: dict[str, list[str]] = {kind: [] for kind in ID_FIELDS}
+    for item in items:
+        for kind, value in item.keys:
+            if kind != "title":
+                by_kind[kind].append(value)
     known: dict[tuple[str, str], int] = {}
-    for kind in ID_FIELDS:
-        values = [value for item in items for key_kind, value in item.keys if key_kind == kind]
+    for kind, values in by_kind.items():
         known.update({(kind, value): entry_id for value, entry_id in bulk.stored_ids(conn, kind, values).items()})
     missing = list({name.lower(): name for item in items for name in item.tags + extra_tags
                     if name.lower() not in tag_ids}.values())

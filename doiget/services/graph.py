@@ -2,9 +2,7 @@
 with refs, titles and years instead of entry ids."""
 from __future__ import annotations
 
-import gc
-from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import networkx as nx
@@ -13,6 +11,7 @@ from sqlalchemy import Connection
 from doiget import ranking as graph
 from doiget import limits
 from doiget.errors import DoigetError, ErrorCode
+from doiget.gcpause import gc_paused
 from doiget.services import checks
 from doiget.services.session import Session
 from doiget.store import entries as entry_store
@@ -23,23 +22,6 @@ from doiget.store.store import Store
 HEURISTIC_NOTE = ("Scores and labels are heuristics computed from the citation edges stored in this library "
                   "(OpenAlex and Crossref reference lists and graph expansions); a paper with few stored edges "
                   "ranks low until the graph around it is expanded.")
-
-
-@contextmanager
-def paused_gc() -> Iterator[None]:
-    """Run a graph computation with the cyclic garbage collector off.
-
-    Building and ranking a 10^5-edge graph allocates so many container objects that the collector
-    runs over and over, walking the whole growing graph each time: half the time of a call. Nothing
-    made during the call is cyclic garbage before it ends, and collection resumes afterwards.
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def load(store: Store) -> nx.DiGraph:
@@ -68,7 +50,7 @@ def seed_ids(conn: Connection, ids: Iterable[int], tag: str | None = None, colle
 
 
 def related(store: Store, seeds: list[int], ranking: str, limit: int) -> dict[str, Any]:
-    with paused_gc():
+    with gc_paused():
         G = load(store)
         ranked = graph.related(G, seeds, ranking, limit)
     return {"seeds": [summary(G, s) for s in seeds], "ranking": ranking,
@@ -78,7 +60,7 @@ def related(store: Store, seeds: list[int], ranking: str, limit: int) -> dict[st
 
 def connect(store: Store, source: int, target: int, max_paths: int) -> dict[str, Any]:
     """Citation paths between two entries; each step says whether the previous paper cites it or is cited by it."""
-    with paused_gc():
+    with gc_paused():
         G = load(store)
         paths = graph.connect(G, source, target, max_paths)
     return {"from": summary(G, source), "to": summary(G, target),
@@ -87,7 +69,7 @@ def connect(store: Store, source: int, target: int, max_paths: int) -> dict[str,
 
 
 def literature_review(store: Store, seeds: list[int], sections: Iterable[str], limit: int) -> dict[str, Any]:
-    with paused_gc():
+    with gc_paused():
         G = load(store)
         review = graph.literature_review(G, seeds, sections, limit)
     for section in review["sections"].values():
@@ -100,7 +82,7 @@ def literature_review(store: Store, seeds: list[int], sections: Iterable[str], l
 def export(store: Store, format: str, around: list[int] | None = None) -> tuple[str, int, int]:
     """The graph (or ``around`` and their direct neighbours) as GraphML or node-link JSON, nodes named by
     ref; returns (text, nodes, edges)."""
-    with paused_gc():
+    with gc_paused():
         G = load(store)
         if around is not None:
             G = G.subgraph(set(around).union(*(set(G.succ[n]) | set(G.pred[n]) for n in around)))

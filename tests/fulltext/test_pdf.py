@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import pymupdf
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from doiget.errors import DoigetError, ErrorCode
 from doiget.fulltext.pdf import extract_pdf, sniff_pdf
@@ -151,3 +153,19 @@ def test_headings_set_only_in_a_font_of_their_own():
     assert headings == ["### Sampling design of the field survey", "### Soil cores and their storage",
                         "### Statistical analysis"]
     assert "Station records kept on site" in doc.text and "Plot C" in doc.text
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.floats(0, 800, allow_nan=False), min_size=1, max_size=8),
+       st.lists(st.tuples(st.floats(0, 800, allow_nan=False), st.floats(1, 30, allow_nan=False)), min_size=1,
+                max_size=8))
+def test_aligned_columns_found_by_nearest_tops_as_by_every_pair(left_tops, right):
+    # the nearest left top on either side of a right block's top decides what comparing every pair decides
+    from types import SimpleNamespace
+
+    from doiget.fulltext.pdf import _aligned
+
+    left = [SimpleNamespace(bbox=(0, top, 1, top + 1), size=10.0, lines=[0]) for top in left_tops]
+    blocks = [SimpleNamespace(bbox=(0, top, 1, top + 1), size=size, lines=[0]) for top, size in right]
+    hits = sum(1 for b in blocks if any(abs(b.bbox[1] - t) < 0.5 * b.size for t in left_tops))
+    assert _aligned(left, blocks) == (hits * 2 > len(blocks))
