@@ -6,6 +6,8 @@ description, so the schema, the validation and the docs cannot disagree.
 """
 from __future__ import annotations
 
+import copy
+import functools
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -60,16 +62,12 @@ class ToolSpec:
         """The model's JSON Schema, compacted: no titles, and an optional parameter is its plain type
         (a client that reads the type, like the MCP Inspector CLI, then sends a number as a number;
         the server still accepts null for it, as "use the default")."""
-        schema = _compact(self.params.model_json_schema())
-        for definition in schema.get("$defs", {}).values():
-            definition.pop("description", None)  # a model's docstring; the referring property describes it
-        schema["additionalProperties"] = False
-        return schema
+        return copy.deepcopy(_input_schema(self.params))
 
     def inputs_text(self) -> str:
         """The INPUTS section: parameter names, required ones marked * (the server instructions say so);
         the schema has types, bounds and meanings."""
-        schema = self.input_schema()
+        schema = _input_schema(self.params)
         required = set(schema.get("required", []))
         names = [f"{name}*" if name in required else name for name in schema.get("properties", {})]
         return ", ".join(names) + "." if names else "none."
@@ -89,6 +87,17 @@ class RefParams(Params):
 
 class NoParams(Params):
     pass
+
+
+@functools.cache
+def _input_schema(params: type[Params]) -> dict[str, Any]:
+    """:meth:`ToolSpec.input_schema`, made once per model (pydantic's schema generation is most of what
+    building tools/list costs at server start); callers get a copy."""
+    schema = _compact(params.model_json_schema())
+    for definition in schema.get("$defs", {}).values():
+        definition.pop("description", None)  # a model's docstring; the referring property describes it
+    schema["additionalProperties"] = False
+    return schema
 
 
 def _compact(node: Any) -> Any:
