@@ -11,13 +11,12 @@ book and different papers sharing a bogus id stay apart (tests/test_identity.py 
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 from functools import lru_cache
 
 from doiget.models import ID_FIELDS
-from doiget.text import ascii_fold
+from doiget.text import words
 
 TITLE_AGREEMENT = 0.90
 MAIN_TITLE_AGREEMENT = 0.95
@@ -25,8 +24,8 @@ MAIN_TITLE_AGREEMENT = 0.95
 
 @lru_cache(maxsize=8192)
 def normalised_title(title: str | None) -> str:
-    """``title`` folded to lower-case ASCII words separated by single spaces."""
-    return " ".join(re.findall(r"[a-z0-9]+", ascii_fold(title or "").lower()))
+    """``title`` as folded words (:func:`doiget.text.words`: any script) separated by single spaces."""
+    return " ".join(words(title or ""))
 
 
 def title_similarity(a: str | None, b: str | None) -> float:

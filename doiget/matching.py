@@ -27,13 +27,12 @@ from rapidfuzz import fuzz, process
 from doiget.formats.keys import STOP_WORDS
 from doiget.models import Work
 from doiget.refs import try_parse
-from doiget.text import ascii_fold
+from doiget.text import words as _words
 
 Confidence = Literal["exact", "probable", "weak"]
 
 # Words that carry no identity in a reference string, on top of the title stop words.
 _CITATION_NOISE = frozenset("et al pp vol no doi http https www org dx eds ed editor editors proc in".split())
-_TOKEN = re.compile(r"[a-z0-9]+")
 _DOI = re.compile(r"10\.\d{4,9}/[^\s\"<>]+")
 TYPO_RATIO = 80
 MIN_ABBREVIATION = 3
@@ -52,8 +51,8 @@ class Candidate(BaseModel):
 
 
 def tokens(text: str | None) -> list[str]:
-    """Lower-case ASCII word tokens of ``text`` without stop words and one-letter words, in order."""
-    found = _TOKEN.findall(ascii_fold(text or "").lower())
+    """Folded word tokens of ``text`` (:func:`doiget.text.words`) without stop words and one-letter words, in order."""
+    found = _words(text or "")
     return [t for t in found if (len(t) > 1 or t.isdigit()) and t not in STOP_WORDS and t not in _CITATION_NOISE]
 
 
@@ -63,8 +62,8 @@ def _dois_in(text: str) -> set[str]:
 
 
 def _acronym(text: str | None) -> list[str]:
-    words = [w for w in _TOKEN.findall(ascii_fold(text or "").lower()) if w not in STOP_WORDS and not w.isdigit()]
-    return ["".join(w[0] for w in words)] if len(words) >= 2 else []
+    kept = [w for w in _words(text or "") if w not in STOP_WORDS and not w.isdigit()]
+    return ["".join(w[0] for w in kept)] if len(kept) >= 2 else []
 
 
 def record_tokens(work: Work) -> dict[str, str]:
@@ -83,7 +82,7 @@ def record_tokens(work: Work) -> dict[str, str]:
 
 def _initials(given: str | None) -> str | None:
     """"Eleftherios A." → "ea", as Vancouver-style references write given names."""
-    letters = [w[0] for w in _TOKEN.findall(ascii_fold(given or "").lower())]
+    letters = [w[0] for w in _words(given or "")]
     return "".join(letters) if len(letters) >= 2 else None
 
 

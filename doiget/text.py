@@ -1,6 +1,8 @@
-"""Small text normalisations shared by citation keys and citation matching."""
+"""Small text normalisations shared by identity, the person index, duplicate finding, citation
+matching and citation keys."""
 from __future__ import annotations
 
+import re
 import unicodedata
 
 # Letters that NFKD does not decompose into a base letter plus a combining mark.
@@ -16,3 +18,22 @@ def ascii_fold(text: str) -> str:
         return text
     decomposed = unicodedata.normalize("NFKD", text.translate(_FOLD_EXTRA))
     return "".join(ch for ch in decomposed if not unicodedata.combining(ch)).encode("ascii", "ignore").decode()
+
+
+_WORD = re.compile(r"[^\W_]+")
+
+
+def fold(text: str) -> str:
+    """``text`` lower-cased (casefold) with accents stripped and special Latin letters spelled in ASCII;
+    letters of every other script are kept ("Sònia Ørsted" -> "sonia orsted", "Пётр" -> "петр",
+    "张三" -> "张三"). Unlike :func:`ascii_fold`, a name or title in Cyrillic, Greek, CJK, ... never
+    folds to nothing, so two of them cannot compare equal by having no letters left."""
+    if text.isascii():
+        return text.lower()
+    decomposed = unicodedata.normalize("NFKD", text.translate(_FOLD_EXTRA))
+    return "".join(ch for ch in decomposed if not unicodedata.combining(ch)).casefold()
+
+
+def words(text: str) -> list[str]:
+    """The words (runs of letters and digits, any script) of ``fold(text)``."""
+    return _WORD.findall(fold(text))

@@ -75,6 +75,24 @@ def test_title_agreement_threshold():
     assert (inferred.same, declared.same) == (False, True)
 
 
+def test_titles_and_names_in_other_scripts_keep_different_works_apart(lib):
+    # ASCII folding left nothing of these titles: before, all three were "one work" and two were lost.
+    result = lib.import_bibliography(json.dumps([
+        {"type": "book", "title": "Квантовая механика", "author": [{"family": "Иванов", "given": "Иван"}],
+         "issued": {"date-parts": [[2020]]}},
+        {"type": "book", "title": "Теория чисел", "author": [{"family": "Петров", "given": "Пётр"}],
+         "issued": {"date-parts": [[2020]]}},
+        {"type": "book", "title": "量子力学", "author": [{"literal": "张三"}], "issued": {"date-parts": [[2020]]}},
+        {"type": "article-journal", "PMID": "222", "title": "Θεωρία αριθμών"},
+        {"type": "article-journal", "PMID": "222", "title": "Ποιήματα και πεζά"},
+        {"type": "article-journal", "PMID": "222", "title": "Θεωρία  αριθμών."},
+    ]))
+    assert [row.status for row in result.report] == ["added"] * 5 + ["merged"]
+    assert "titles differ" in result.report[4].conflicts[0].reason
+    assert [h.title for h in lib.search("Петров")] == ["Теория чисел"]
+    assert title_similarity("Квантовая механика", "Теория чисел") < TITLE_AGREEMENT
+
+
 def test_citation_keys_are_kept_suffixed_on_clash_settable_and_never_change_on_export(lib):
     bib = "@article{goodfellowDeepLearning2016, title={Deep Learning}, year={2016}, author={Goodfellow, Ian}}\n"
     first = lib.import_bibliography(bib).report[0]

@@ -1,30 +1,20 @@
 """Migration 0006 (update notices, v_retracted) on a library made by the previous schema (0003):
 entries, their people, tags and notes survive; the new tables start empty; the library then stores
-and lists notices; one Alembic head."""
+and lists notices."""
 from __future__ import annotations
 
-from alembic import command
-from alembic.script import ScriptDirectory
+from old_library import close_returning_entries, engines_at
 from sqlalchemy import text
 
 from doiget import Author, Work, open_library
 from doiget.notices import UpdateNotice
 from doiget.store import entries as entry_store
 from doiget.store import migrate
-from doiget.store.db import open_engines
 
 
 def _old_library(home) -> list[tuple]:
     """A library at revision 0003 with entries, authors, a tag and a note; returns its v_entries rows."""
-    home.mkdir()
-    reader, writer = open_engines(home / "library.sqlite3")
-    config = migrate.alembic_config()
-    with writer.connect() as conn:
-        conn.connection.dbapi_connection.execute("PRAGMA foreign_keys = OFF")  # as store.migrate does: 0003 rebuilds
-        with conn.begin():
-            config.attributes["connection"] = conn
-            command.upgrade(config, "0003")
-        conn.connection.dbapi_connection.execute("PRAGMA foreign_keys = ON")
+    reader, writer = engines_at(home, "0003")
     with writer.begin() as conn:
         for i in range(12):
             entry_id = entry_store.upsert_work(conn, Work(doi=f"10.1000/{i}", title=f"Paper {i}", year=2000 + i,
@@ -34,11 +24,7 @@ def _old_library(home) -> list[tuple]:
                     conn.execute(text("INSERT INTO entry_tags (entry_id, tag_id) VALUES (:e, :t)"),
                                  {"e": entry_id, "t": tag_id})
         conn.execute(text("INSERT INTO notes (entry_id, body, created_at, updated_at) VALUES (1, 'kept', '', '')"))
-    with reader.connect() as conn:
-        rows = conn.execute(text("SELECT * FROM v_entries ORDER BY id")).all()
-    reader.dispose()
-    writer.dispose()
-    return rows
+    return close_returning_entries(reader, writer)
 
 
 def test_upgrade_from_0003_keeps_rows_and_adds_notices(tmp_path):
@@ -58,7 +44,3 @@ def test_upgrade_from_0003_keeps_rows_and_adds_notices(tmp_path):
             ("doi:10.1000/3", "Paper 3", "10.1000/3.r")]
         lib.delete("doi:10.1000/3")  # notices go with their entry
         assert lib.sql("SELECT count(*) FROM entry_updates").rows == [[0]]
-
-
-def test_one_alembic_head_equal_to_head_constant():
-    assert ScriptDirectory.from_config(migrate.alembic_config()).get_heads() == [migrate.HEAD] == ["0006"]

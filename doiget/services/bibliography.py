@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -31,7 +30,7 @@ from doiget.formats.importer import ImportRecord, iter_bibliography
 from doiget.formats.ris import to_ris
 from doiget.formats.keys import citation_key, unique_key
 from doiget.gcpause import gc_paused
-from doiget.identity import Side, decide
+from doiget.identity import Side, decide, normalised_title
 from doiget.models import ID_FIELDS, Entry, Work
 from doiget.refs import Ref
 from doiget.services import checks, retractions, searching
@@ -43,7 +42,6 @@ from doiget.store import organise as organise_store
 from doiget.store import selects
 from doiget.store.names import name_signature, roles
 from doiget.store.store import Store
-from doiget.text import ascii_fold
 
 EXPORT_FORMATS: tuple[str, ...] = ("bibtex", "csl-json", "ris")
 CHUNK_SIZE = 5000
@@ -235,7 +233,8 @@ def _primary_ref(work: Work | _Seen) -> str:
 
 
 def _title_key(title: str | None, year: int | None) -> str:
-    return " ".join(re.findall(r"[a-z0-9]+", ascii_fold(title or "").lower())) + f"|{year or ''}"
+    # A title without letters or digits ("???") is its own key rather than one shared by all of them.
+    return (normalised_title(title) or (title or "").strip()) + f"|{year or ''}"
 
 
 def _without(work: Work, kinds: Sequence[str]) -> Work:

@@ -10,7 +10,7 @@ from doiget.errors import DoigetError, ErrorCode
 from doiget.identity import normalised_title
 from doiget.models import ID_FIELDS
 from doiget.store import entries as entry_store
-from doiget.text import ascii_fold
+from doiget.text import fold
 
 
 def likely_duplicates(conn: Connection) -> list[dict]:
@@ -32,7 +32,7 @@ def likely_duplicates(conn: Connection) -> list[dict]:
             by_doi[doi].append(r["id"])
         title = normalised_title(r["title"])
         if title:
-            author = " ".join(ascii_fold(r["first_author"] or "").lower().split())
+            author = " ".join(fold(r["first_author"] or "").split())
             by_title[(title, r["year"], author)].append(r["id"])
     groups = [{"reason": f"same DOI {doi}", "ids": ids} for doi, ids in by_doi.items() if len(ids) > 1]
     seen = {tuple(g["ids"]) for g in groups}

@@ -14,23 +14,24 @@ from functools import lru_cache
 from sqlalchemy import Connection, bindparam, text
 
 from doiget.models import Author, Work
-from doiget.text import ascii_fold
+from doiget.text import fold
 
 _IN_BATCH = 500
 NAME_PARTS = ("name", "family", "given", "particle", "dropping_particle", "suffix")
 
 
 def author_key(author: Author) -> str:
-    """The person-index key: the ORCID when known, else the accent-folded, lower-cased name."""
+    """The person-index key: the ORCID when known, else the folded name (:func:`doiget.text.fold`:
+    accents stripped, lower-cased, letters of every script kept)."""
     if author.orcid:
         return "orcid:" + author.orcid.rsplit("/", 1)[-1].upper()
-    return _name_key(author.name)
+    return name_key(author.name)
 
 
 @lru_cache(maxsize=65536)
-def _name_key(name: str) -> str:
-    folded = ascii_fold(name) or name
-    return "name:" + " ".join(folded.split()).lower()
+def name_key(name: str) -> str:
+    """The person-index key of a name without an ORCID."""
+    return "name:" + " ".join(fold(name).split())
 
 
 def roles(work: Work) -> list[tuple[str, Author]]:
