@@ -3,7 +3,8 @@
 ``entry_authors`` holds one row per name of an entry (role ``author``, ``editor``, ...; positions
 run on across roles so the primary key stays (entry_id, position)) with the entry's own parts.
 ``authors`` is the person index search uses: one row per folded name (or ORCID), whose spelling is
-only the first one seen and is never used for export.
+one of the spellings written under that key (whichever reached the index first; within one import
+batch the batch's last) and is never used for export.
 """
 from __future__ import annotations
 
