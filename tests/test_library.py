@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from doiget import DoigetError, ErrorCode, Work, open_library
+from doiget import Author, DoigetError, ErrorCode, Work, open_library
 from doiget.demo import demo_works, load_demo
 from doiget.demo import has_pdf as demo_has_pdf
 
@@ -119,3 +119,14 @@ def test_read_only_profile_refuses_writes(tmp_path, monkeypatch):
     with pytest.raises(DoigetError) as info:
         lib.tag("10.1000/x", ["t"])
     assert info.value.code is ErrorCode.CAPABILITY_DENIED
+
+
+def test_hits_show_each_entrys_own_spelling_of_its_authors_only(tmp_path):
+    # Two spellings of one person share an index row; the hit of each entry shows its own, without editors.
+    with open_library(tmp_path / "lib") as lib:
+        lib.add(Work(doi="10.1000/a", title="Fluid dynamics one", authors=[Author(name="Sònia Ruiz")]))
+        lib.add(Work(doi="10.1000/b", title="Fluid dynamics two", authors=[Author(name="Sonia Ruiz")],
+                     contributors={"editor": [Author(name="Ed Itor")]}))
+        assert len(lib.sql("SELECT * FROM authors WHERE key = 'name:sonia ruiz'").rows) == 1
+        assert {h.ref: h.authors for h in lib.search("fluid")} == {"doi:10.1000/a": ["Sònia Ruiz"],
+                                                                   "doi:10.1000/b": ["Sonia Ruiz"]}

@@ -79,3 +79,4 @@ def test_new_imports_keep_people_of_any_script_apart(tmp_path):
 
 def test_one_alembic_head_equal_to_head_constant():
     assert ScriptDirectory.from_config(migrate.alembic_config()).get_heads() == [migrate.HEAD] == ["0007"]
+

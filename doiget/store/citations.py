@@ -140,11 +140,14 @@ def describe(conn: Connection, ids: list[int]) -> dict[int, dict]:
 
 def graph_rows(conn: Connection) -> tuple[list[dict], list[tuple[int, int]]]:
     """Every entry as a graph node dict (one query) and every edge as a (citing, cited) pair (one query)."""
-    # Author names are joined with the ASCII unit separator, which no name contains.
+    # Authors (editors and other roles left out) in order, by their person-index spelling so one person
+    # counts once in the "authors" section however entries spell them; joined with the ASCII unit
+    # separator, which no name contains.
     rows = conn.execute(text(
         f"SELECT e.id, {REF_SQL} AS ref, e.title, e.year, e.venue, e.type, e.is_stub, "
-        "(SELECT group_concat(a.name, char(31)) FROM entry_authors ea JOIN authors a ON a.id = ea.author_id "
-        " WHERE ea.entry_id = e.id) AS authors FROM entries e")).all()
+        "(SELECT group_concat(name, char(31)) FROM (SELECT a.name FROM entry_authors ea JOIN authors a "
+        " ON a.id = ea.author_id WHERE ea.entry_id = e.id AND ea.role = 'author' ORDER BY ea.position)) AS authors "
+        "FROM entries e")).all()
     nodes = [{"id": r.id, "ref": r.ref, "title": r.title, "year": r.year, "venue": r.venue, "type": r.type,
               "is_stub": bool(r.is_stub), "authors": r.authors.split("\x1f") if r.authors else []} for r in rows]
     # Straight from the DB-API cursor: SQLAlchemy's Row objects would double the cost of 10^5 edges.

@@ -193,8 +193,8 @@ def _shown_columns(id_fields: Sequence[str]) -> str:
 
 
 # Joined with the ASCII unit separator (char(31)), which no name, tag or update kind contains.
-_SHOWN = ("(SELECT group_concat(name, char(31)) FROM (SELECT a.name FROM entry_authors ea JOIN authors a "
-          " ON a.id = ea.author_id WHERE ea.entry_id = e.id ORDER BY ea.position)), "
+_SHOWN = ("(SELECT group_concat(name, char(31)) FROM (SELECT name FROM entry_authors "  # the entry's own spelling
+          " WHERE entry_id = e.id AND role = 'author' ORDER BY position)), "
           "(SELECT group_concat(name, char(31)) FROM (SELECT t.name FROM entry_tags et JOIN tags t "
           " ON t.id = et.tag_id WHERE et.entry_id = e.id ORDER BY t.name)), "
           "EXISTS (SELECT 1 FROM artefacts x WHERE x.entry_id = e.id AND x.kind = 'pdf'), "
