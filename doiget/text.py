@@ -12,12 +12,18 @@ _FOLD_EXTRA = str.maketrans({
 })
 
 
+def _unaccented(text: str) -> str:
+    """``text`` (not ASCII) with accents stripped and special Latin letters spelled in ASCII."""
+    decomposed = unicodedata.normalize("NFKD", text.translate(_FOLD_EXTRA))
+    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+
+
 def ascii_fold(text: str) -> str:
-    """``text`` with accents stripped and special Latin letters spelled in ASCII (Ørsted -> Orsted)."""
+    """``text`` with accents stripped and special Latin letters spelled in ASCII (Ørsted -> Orsted); what
+    has no ASCII spelling is dropped."""
     if text.isascii():
         return text
-    decomposed = unicodedata.normalize("NFKD", text.translate(_FOLD_EXTRA))
-    return "".join(ch for ch in decomposed if not unicodedata.combining(ch)).encode("ascii", "ignore").decode()
+    return _unaccented(text).encode("ascii", "ignore").decode()
 
 
 _WORD = re.compile(r"[^\W_]+")
@@ -28,10 +34,7 @@ def fold(text: str) -> str:
     letters of every other script are kept ("Sònia Ørsted" -> "sonia orsted", "Пётр" -> "петр",
     "张三" -> "张三"). Unlike :func:`ascii_fold`, a name or title in Cyrillic, Greek, CJK, ... never
     folds to nothing, so two of them cannot compare equal by having no letters left."""
-    if text.isascii():
-        return text.lower()
-    decomposed = unicodedata.normalize("NFKD", text.translate(_FOLD_EXTRA))
-    return "".join(ch for ch in decomposed if not unicodedata.combining(ch)).casefold()
+    return text.lower() if text.isascii() else _unaccented(text).casefold()
 
 
 def words(text: str) -> list[str]:

@@ -89,6 +89,10 @@ class _Seen:
     def ids(self) -> dict[str, str]:
         return self.identifiers
 
+    def primary_ref(self) -> Ref:
+        """The ref of its first identifier, as :meth:`Work.primary_ref`."""
+        return Ref.of(*next(iter(self.identifiers.items())))
+
     def merged(self, work: Work) -> _Seen:
         """Empty parts filled from ``work``, as :meth:`Work.merged` fills them."""
         other = work.ids()
@@ -189,7 +193,7 @@ def _import(store: Store, text_: str | Path, format: ImportFormat, tags: Sequenc
     elif progress:
         progress(len(items), len(items))
     for item in items:
-        item.ref = ref = None if item.keys[0][0] == "title" else _primary_ref(item.current)
+        item.ref = ref = None if item.keys[0][0] == "title" else str(item.current.primary_ref())
         row = report[item.index]
         row.update(status="merged" if item.merged else "added", id=item.entry_id, ref=ref)
         if item.merged:
@@ -225,11 +229,6 @@ def _keys(work: Work | _Seen, ids: dict[str, str] | None = None) -> list[tuple[s
     if ids:
         return list(ids.items())
     return [("title", _title_key(work.title, work.year))]
-
-
-def _primary_ref(work: Work | _Seen) -> str:
-    """``str(work.primary_ref())``: the ref of its first identifier."""
-    return str(Ref.of(*next(iter(work.ids().items()))))
 
 
 def _title_key(title: str | None, year: int | None) -> str:
