@@ -13,7 +13,7 @@ from doiget.store.db import open_engines
 def engines_at(home: Path, revision: str):
     """Create ``home`` with a store migrated only to ``revision`` (as store.migrate does, foreign keys
     off for the table rebuilds); returns its (reader, writer) engines, for the caller to dispose."""
-    home.mkdir()
+    home.mkdir(parents=True, exist_ok=True)
     reader, writer = open_engines(home / "library.sqlite3")
     config = migrate.alembic_config()
     with writer.connect() as conn:

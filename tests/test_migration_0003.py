@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import sqlite3
 
-from alembic import command
 from alembic.script import ScriptDirectory
+from old_library import engines_at
 
 from doiget import open_library
 from doiget.demo import load_demo
 from doiget.store import migrate
-from doiget.store.db import open_engines
 
 COUNTED = ("entries", "notes", "entry_tags", "note_tags", "entry_authors", "authors", "collection_entries", "citations")
 
@@ -23,12 +22,7 @@ def previous_revision() -> str:
 
 def library_before_0003(home):
     """A store at the revision before 0003 with papers, tags, citations, notes and note tags."""
-    home.mkdir(parents=True)
-    reader, writer = open_engines(home / "library.sqlite3")
-    config = migrate.alembic_config()
-    with writer.begin() as conn:
-        config.attributes["connection"] = conn
-        command.upgrade(config, previous_revision())
+    reader, writer = engines_at(home, previous_revision())
     reader.dispose()
     writer.dispose()
     conn = sqlite3.connect(home / "library.sqlite3")

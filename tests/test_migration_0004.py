@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import sqlite3
 
-from alembic import command
 from alembic.script import ScriptDirectory
+from old_library import engines_at
 
 from doiget.models import Author, Work
 from doiget.store import migrate
-from doiget.store.db import open_engines
 from doiget.store.store import Store
 
 OLD_ROWS = """
@@ -31,12 +30,7 @@ VALUES (1, 1, 'annotation', 'seminal', '2026-01-01', '2026-01-01');
 
 def _old_library(home) -> None:
     """A library at revision 0002 (the schema before 0004) with rows shaped as that code wrote them."""
-    home.mkdir(parents=True)
-    reader, writer = open_engines(home / "library.sqlite3")
-    config = migrate.alembic_config()
-    with writer.begin() as conn:
-        config.attributes["connection"] = conn
-        command.upgrade(config, "0002")
+    reader, writer = engines_at(home, "0002")
     raw = sqlite3.connect(home / "library.sqlite3")
     raw.executescript(OLD_ROWS)
     raw.commit()

@@ -3,14 +3,13 @@ schema: the same search results before and after, an exact index, and one Alembi
 from __future__ import annotations
 
 import pytest
-from alembic import command
 from alembic.script import ScriptDirectory
+from old_library import engines_at
 from sqlalchemy import text
 
 from doiget import Author, Work, open_library
 from doiget.store import entries as entry_store
 from doiget.store import migrate
-from doiget.store.db import open_engines
 from doiget.store.fts import compile_query
 
 OLD_SEARCH = ("SELECT e.id, bm25(entries_fts, 10.0, 3.0, 5.0, 2.0, 1.0, 4.0, 2.0) AS score FROM entries_fts "
@@ -21,12 +20,7 @@ QUERIES = ["octopus", "cognition OR squid", "authors:mather", "tags:cephalopods"
 
 def _old_library(home):
     """A library at revision 0004 (the previous head) with entries, authors, tags, notes and a stub, written by today's store code."""
-    home.mkdir()
-    reader, writer = open_engines(home / "library.sqlite3")
-    config = migrate.alembic_config()
-    with writer.begin() as conn:
-        config.attributes["connection"] = conn
-        command.upgrade(config, "0004")
+    reader, writer = engines_at(home, "0004")
     with writer.begin() as conn:
         for i in range(40):
             entry_id = entry_store.upsert_work(conn, Work(

@@ -44,16 +44,12 @@ def test_search_on_a_current_library_imports_no_sqlalchemy_or_alembic(tmp_path):
 
 def test_search_on_an_old_library_still_migrates_it(tmp_path):
     """Skipping Alembic is only for a store already at the head revision: an older one is upgraded."""
-    from alembic import command
+    from old_library import engines_at
 
     from doiget.store import migrate
-    from doiget.store.db import open_engines
 
-    _, writer = open_engines(tmp_path / "library.sqlite3")
-    config = migrate.alembic_config()
-    with writer.begin() as conn:
-        config.attributes["connection"] = conn
-        command.upgrade(config, "0002")
+    reader, writer = engines_at(tmp_path, "0002")
+    reader.dispose()
     writer.dispose()
     assert migrate.current_revision(tmp_path / "library.sqlite3") == "0002"
     loaded, done = _loaded(["--home", str(tmp_path), "search", "protein"])
