@@ -184,7 +184,7 @@ def test_imported_keys_are_kept_and_clashes_get_a_suffix_and_a_warning(corpus_li
 def test_exported_csl_json_is_valid_against_the_official_schema(corpus_library):
     lib, _ = corpus_library
     items = lib.export("csl-json")
-    assert len(items) > 400
+    assert len(items) == lib.sql("SELECT count(*) FROM entries WHERE is_stub = 0").rows[0][0] > 350  # every entry
     jsonschema.validate(items, SCHEMA)
 
 
