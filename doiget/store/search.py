@@ -84,14 +84,19 @@ def page(conn: sqlite3.Connection, match: str, limit: int, offset: int = 0, clau
         rows = _one_pass(conn, values, clauses, budget=PHRASE_BUDGET * (offset + limit))
         if rows is not None:
             return rows
-    wanted = offset + limit
-    # One count: to one past the page, or past COMMON_DF for one word or prefix (whether it is common)
-    one_term = is_one_term(match)
-    matches = _count(conn, match, wanted + 1, max(COMMON_DF, wanted) + 1 if one_term else 0)
-    if matches <= wanted:  # the page holds every match: rank and show them in one pass
-        return _one_pass(conn, values, clauses)
+    wanted, common = offset + limit, False
+    if is_one_term(match):
+        # A word is counted to one past the page (all its matches on it: one pass); a prefix, whose count
+        # would expand it once more, only where it may be common; either past COMMON_DF where it may be.
+        prefix = match.endswith("*")
+        matches = _count(conn, match, 0 if prefix else wanted + 1, max(COMMON_DF, wanted) + 1)
+        if 0 < matches <= wanted:
+            return _one_pass(conn, values, clauses)
+        if matches == 0 and not prefix:
+            return []
+        common = matches > COMMON_DF
     started = time.thread_time()
-    ranked_rows = ranked(conn, match, limit, offset, clauses, params, common=one_term and matches > COMMON_DF)
+    ranked_rows = ranked(conn, match, limit, offset, clauses, params, common=common)
     # (a prefix is expanded again at every lookup: its matches are always walked)
     seek = "*" not in match and time.thread_time() - started > SEEK_AFTER * len(ranked_rows)
     shown_rows = shown(conn, match, [entry_id for entry_id, _ in ranked_rows], seek=seek)
@@ -146,7 +151,7 @@ def ranked(conn: sqlite3.Connection, match: str, limit: int, offset: int = 0, cl
                      f"{' AND '.join(clauses)})")
     values = {**(params or {}), "match": match, "limit": limit, "offset": offset}
     if common is None:
-        common = is_one_term(match) and _count(conn, match, 1, COMMON_DF + 1) > COMMON_DF
+        common = is_one_term(match) and _count(conn, match, 0, COMMON_DF + 1) > COMMON_DF
     if common:
         boosted = where + ["+entries_fts.rowid IN (SELECT rowid FROM entries_fts WHERE entries_fts MATCH :boosted)"]
         rows = _ranked(conn, boosted, {**values, "boosted": f"{{{' '.join(BOOSTED)}}} : {match}"}, bool(clauses))
@@ -189,12 +194,12 @@ def is_one_term(match: str) -> bool:
 
 
 _COUNT_SQL = ("SELECT count(*) FROM (SELECT 1 FROM entries_fts WHERE entries_fts MATCH :match LIMIT "
-              "CASE WHEN :many > :few AND (SELECT max(id) FROM entries) > :common THEN :many ELSE :few END)")
+              "CASE WHEN (SELECT max(id) FROM entries) > :common THEN max(:few, :many) ELSE :few END)")
 
 
-def _count(conn: sqlite3.Connection, match: str, few: int, many: int = 0) -> int:
-    """How many rows ``match`` matches, counting no further than ``few``, or than ``many`` in a library that
-    can hold more than COMMON_DF entries (entries <= max id: in a smaller one no word is common)."""
+def _count(conn: sqlite3.Connection, match: str, few: int, many: int) -> int:
+    """How many rows ``match`` matches, counting no further than ``few``, or than ``many`` in a library that can
+    hold more than COMMON_DF entries (entries <= max id: in a smaller one no word is common); 0 if not walked."""
     return conn.execute(_COUNT_SQL, {"match": match, "few": few, "many": many, "common": COMMON_DF}).fetchone()[0]
 
 
