@@ -29,6 +29,7 @@ from doiget.fulltext.pdfmeta import PdfSniff, sniff_document
 
 if TYPE_CHECKING:  # PyMuPDF costs ~0.2 s to import; only PDF work pays it
     import pymupdf
+    from pymupdf import mupdf
 
 HEADING_RATIO = 1.15
 MAX_HEADING_CHARS = 150
@@ -66,9 +67,11 @@ class _Page:
 
 def extract_pdf(data: bytes) -> Document:
     """Extract page-aware, sectioned text; pages without a text layer go to ``empty_pages``."""
+    from pymupdf import mupdf
+
     with _open(data) as doc:
-        raw = [_page_lines(page) for page in doc]
         page_count = doc.page_count
+        raw = [_page_lines(mupdf.fz_load_page(doc.this, number)) for number in range(page_count)]
     kept, fonts = _drop_furniture(raw)
     pages = [_reading_order(blocks, page.width) for blocks, page in zip(kept, raw)]
     vocab = Vocabulary.of(line.text for blocks in pages for b in blocks for line in b.lines)
@@ -123,10 +126,12 @@ def _open(data: bytes) -> pymupdf.Document:
     return doc
 
 
-def _page_lines(page: pymupdf.Page) -> _Page:
+def _page_lines(page: mupdf.FzPage) -> _Page:
     """The page's text blocks in content-stream order (no images, no sorting: reading order comes later)."""
-    rect = page.rect
-    width = rect.width
+    from pymupdf import mupdf
+
+    rect = mupdf.fz_bound_page(page)  # pymupdf.Page.rect's sides
+    width = max(0, rect.x1 - rect.x0)
     blocks = []
     for bbox, lines in pdfpage.page_blocks(page):
         # text at an angle in a side margin: arXiv's stamp, a publisher's notice
@@ -134,7 +139,7 @@ def _page_lines(page: pymupdf.Page) -> _Page:
                 if line.upright or not pdflayout.in_side_margin(line.bbox[0], line.bbox[2], width)]
         if kept:
             blocks.append((bbox, kept))
-    return _Page(blocks, width, rect.height)
+    return _Page(blocks, width, max(0, rect.y1 - rect.y0))
 
 
 def _drop_furniture(pages: list[_Page]) -> tuple[list[list[_Block]], frozenset[str]]:
