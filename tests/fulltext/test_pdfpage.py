@@ -64,15 +64,17 @@ def test_boxes_match_pymupdf_line_boxes():
             assert y0 <= line["bbox"][3] and y1 >= line["bbox"][1]  # MuPDF's and PyMuPDF's heights differ a little
 
 
-@pytest.mark.parametrize("name", [p.name for p in sorted(PAPERS.glob("*.pdf"))] + ["turned pages"])
+@pytest.mark.parametrize("name", [p.name for p in sorted(PAPERS.glob("*.pdf"))] + ["turned, annotated pages"])
 def test_text_page_is_pymupdfs(name):
     """The text page read from MuPDF directly is the one PyMuPDF's Page.get_textpage builds with the same
-    flags, page by page as both writers print it: the real papers, and pages turned by /Rotate (which
-    PyMuPDF reads unrotated)."""
-    if name == "turned pages":
+    flags, page by page as both writers print it: the real papers, pages turned by /Rotate (which PyMuPDF
+    reads unrotated) and annotations' text (a stamp, a comment)."""
+    if name.startswith("turned"):
         doc = pymupdf.open(stream=sample_paper(), filetype="pdf")
         for page, rotation in zip(doc, (90, 180, 270, 0)):
             page.set_rotation(rotation)
+        doc[4].add_stamp_annot(pymupdf.Rect(300, 300, 500, 360), stamp=0)
+        doc[4].add_freetext_annot(pymupdf.Rect(72, 700, 400, 740), "A reviewer's comment on this page")
         data = doc.tobytes()
     else:
         data = (PAPERS / name).read_bytes()
