@@ -45,12 +45,11 @@ class Line:
     single: bool = False  # set in that font throughout (see _weigh)
 
 
-def page_blocks(page: mupdf.FzPage) -> list[tuple[tuple[float, float, float, float], list[Line]]]:
-    """The page's text blocks in content-stream order, each as (box, lines); blank lines dropped. ``page`` is
-    MuPDF's page (a ``pymupdf.Page``'s ``.this``)."""
+def page_blocks(textpage: mupdf.FzStextPage) -> list[tuple[tuple[float, float, float, float], list[Line]]]:
+    """The text blocks of a page's :func:`text_page` in content-stream order, each as (box, lines); blank
+    lines dropped."""
     from pymupdf import mupdf
 
-    textpage = text_page(page)
     blocks = [b for b in _parse(_write(mupdf.fz_print_stext_page_as_json, textpage, SCALE))["blocks"]
               if b.get("type") == "text"]
     runs = _write(mupdf.fz_print_stext_page_as_html, textpage, 0).decode("utf-8", "replace").split("</p>\n")

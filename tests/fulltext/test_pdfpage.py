@@ -15,7 +15,7 @@ PAPERS = Path(__file__).resolve().parent.parent / "fixtures" / "papers" / "pdf"
 
 
 def _lines(page: pymupdf.Page) -> dict[str, pdfpage.Line]:
-    return {line.text: line for _, lines in pdfpage.page_blocks(page.this) for line in lines}
+    return {line.text: line for _, lines in pdfpage.page_blocks(pdfpage.text_page(page.this)) for line in lines}
 
 
 def _mixed_page() -> pymupdf.Page:
