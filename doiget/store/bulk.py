@@ -7,12 +7,14 @@ import string
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
+from operator import itemgetter
 
 from sqlalchemy import Connection, bindparam, text
 
 from doiget.models import ID_FIELDS, Work
 from doiget.store.entries import SCALAR_FIELDS, dump_extra
 from doiget.store.names import replace_names, write_names
+from doiget.store.rows import insert_rows
 from doiget.store.store import now
 
 _COLUMNS = ID_FIELDS + SCALAR_FIELDS
@@ -40,20 +42,21 @@ def insert_works(conn: Connection, works: Sequence[Work], tag_ids: Sequence[Iter
     for entry_id, work in zip(entry_ids, works):
         values = work.__dict__
         listed = tuple(values["sources"])
-        rows.append((entry_id, *[values[c] for c in _COLUMNS], 0,
+        rows.append((entry_id, *_column_values(values), 0,
                      sources.get(listed) or sources.setdefault(listed, json.dumps(values["sources"])),
                      stamp, stamp, values["citekey"], dump_extra(values["extra"])))
     tagged = [(entry_id, tag_id) for entry_id, tags in zip(entry_ids, tag_ids) for tag_id in tags]
     with _index_once(conn):
-        _insert_many(conn, _INSERT_ENTRY, rows)
+        insert_rows(conn, "entries", _ENTRY_COLUMNS, rows, _ENTRY_DEFAULTS)
         people = write_names(conn, list(zip(entry_ids, works)))
         add_tags(conn, tagged)
         index_entries(conn, entry_ids, people, _tag_text(conn, tagged))
     return entry_ids
 
 
-_INSERT_ENTRY = (f"INSERT INTO entries (id, {', '.join(_COLUMNS)}, is_stub, sources, created_at, updated_at, citekey, "
-                 f"extra) VALUES ({', '.join('?' * (len(_COLUMNS) + 7))})")
+_ENTRY_COLUMNS = ("id", *_COLUMNS, "is_stub", "sources", "created_at", "updated_at", "citekey", "extra")
+_ENTRY_DEFAULTS = {**dict.fromkeys(_COLUMNS + ("extra",)), "is_stub": 0}
+_column_values = itemgetter(*_COLUMNS)
 _NOCASE = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)  # SQLite's NOCASE folds ASCII only
 
 

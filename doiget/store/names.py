@@ -15,10 +15,14 @@ from functools import lru_cache
 from sqlalchemy import Connection, bindparam, text
 
 from doiget.models import Author, Work
+from doiget.store.rows import insert_rows
 from doiget.text import fold
 
 _IN_BATCH = 500
 NAME_PARTS = ("name", "family", "given", "particle", "dropping_particle", "suffix")
+_NAME_COLUMNS = ("entry_id", "position", "author_id", "role", "name", "family", "given", "affiliation", "particle",
+                 "dropping_particle", "suffix", "literal")
+_NAME_DEFAULTS = {"affiliation": None, "particle": None, "dropping_particle": None, "suffix": None, "literal": 0}
 
 
 def author_key(author: Author) -> str:
@@ -64,11 +68,10 @@ def write_names(conn: Connection, pairs: Sequence[tuple[int, Work]]) -> dict[int
         index.update((key, (author_id, name)) for key, author_id, name in conn.execute(
             text("SELECT key, id, name FROM authors WHERE key IN :keys").bindparams(
                 bindparam("keys", expanding=True)), {"keys": keys[start:start + _IN_BATCH]}))
-    conn.exec_driver_sql(
-        "INSERT INTO entry_authors (entry_id, position, author_id, affiliation, role, name, family, given, "
-        "particle, dropping_particle, suffix, literal) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        [(entry_id, position, index[key][0], a.affiliation, role, a.name, a.family, a.given, a.particle,
-          a.dropping_particle, a.suffix, int(a.literal)) for entry_id, position, role, key, a in named])
+    insert_rows(conn, "entry_authors", _NAME_COLUMNS,
+                [(entry_id, position, index[key][0], role, a.name, a.family, a.given, a.affiliation, a.particle,
+                  a.dropping_particle, a.suffix, int(a.literal)) for entry_id, position, role, key, a in named],
+                _NAME_DEFAULTS)
     joined: dict[int, list[str]] = defaultdict(list)
     for entry_id, _, _, key, _ in named:
         joined[entry_id].append(index[key][1])

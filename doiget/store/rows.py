@@ -1,0 +1,32 @@
+"""Many rows into one table with one executemany, binding only the columns that say something."""
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from operator import itemgetter
+
+from sqlalchemy import Connection
+
+
+def insert_rows(conn: Connection, table: str, columns: Sequence[str], rows: list[tuple],
+                defaults: Mapping[str, object]) -> None:
+    """INSERT ``rows`` (values in ``columns`` order) into ``table``. A column of ``defaults`` (column ->
+    its default in the schema) that holds that default in every row is left out of the statement:
+    SQLite stores the same default, and no row binds it (binding a NULL costs about what a value does)."""
+    if not rows:
+        return
+    optional = [i for i, column in enumerate(columns) if column in defaults]
+    distinct = set(map(_pick(optional), rows)) if optional else set()
+    unused = {i for n, i in enumerate(optional) if all(values[n] == defaults[columns[i]] for values in distinct)}
+    if unused:
+        kept = [i for i in range(len(columns)) if i not in unused]
+        columns = [columns[i] for i in kept]
+        rows = list(map(_pick(kept), rows))
+    conn.exec_driver_sql(f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})",
+                         rows)
+
+
+def _pick(indexes: list[int]) -> Callable[[tuple], tuple]:
+    """A function giving a row's values at ``indexes``, as a tuple."""
+    if len(indexes) == 1:
+        return lambda row: (row[indexes[0]],)
+    return itemgetter(*indexes)
