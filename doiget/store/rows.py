@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from operator import itemgetter
+from functools import partial
+from operator import itemgetter, ne
 
 from sqlalchemy import Connection
 
@@ -14,9 +15,8 @@ def insert_rows(conn: Connection, table: str, columns: Sequence[str], rows: list
     SQLite stores the same default, and no row binds it (binding a NULL costs about what a value does)."""
     if not rows:
         return
-    optional = [i for i, column in enumerate(columns) if column in defaults]
-    distinct = set(map(_pick(optional), rows)) if optional else set()
-    unused = {i for n, i in enumerate(optional) if all(values[n] == defaults[columns[i]] for values in distinct)}
+    unused = {i for i, column in enumerate(columns)
+              if column in defaults and not any(map(partial(ne, defaults[column]), map(itemgetter(i), rows)))}
     if unused:
         kept = [i for i in range(len(columns)) if i not in unused]
         columns = [columns[i] for i in kept]
