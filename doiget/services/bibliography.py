@@ -35,7 +35,7 @@ from doiget.models import ID_FIELDS, Entry, Work
 from doiget.refs import Ref
 from doiget.services import checks, retractions, searching
 from doiget.services.session import Session
-from doiget.store import bulk, citekeys
+from doiget.store import bulk, citekeys, rows
 from doiget.store import dedupe as dedupe_store
 from doiget.store import entries as entry_store
 from doiget.store import organise as organise_store
@@ -213,7 +213,7 @@ def _import(store: Store, text_: str | Path, format: ImportFormat, tags: Sequenc
 def _compact(report: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The rows without their empty keys, each replaced in place (a large import never holds two copies)."""
     for index, row in enumerate(report):
-        report[index] = {k: v for k, v in row.items() if v not in (None, [])}
+        report[index] = {k: v for k, v in row.items() if v or v not in (None, [])}
     return report
 
 
@@ -530,8 +530,8 @@ def _tag_ids(item: _Item, extra_tags: list[str], tag_ids: dict[str, int]) -> set
 def _fetchable(store: Store, items: list[_Item]) -> list[str]:
     with_ids = [item for item in items if item.ref]
     with store.read() as conn:
-        with_pdf = {entry_id for (entry_id,) in bulk.rows_for(
-            conn, "SELECT DISTINCT entry_id FROM artefacts WHERE kind = 'pdf' AND entry_id IN :ids",
+        with_pdf = {entry_id for (entry_id,) in rows.rows_for(
+            conn, f"SELECT DISTINCT entry_id FROM artefacts WHERE kind = 'pdf' AND entry_id {rows.IN_VALUES}",
             [item.entry_id for item in with_ids])}
     return [item.ref for item in with_ids if item.entry_id not in with_pdf]
 

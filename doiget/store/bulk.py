@@ -9,21 +9,20 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from operator import itemgetter
 
-from sqlalchemy import Connection, bindparam, text
+from sqlalchemy import Connection
 
 from doiget.models import ID_FIELDS, Work
 from doiget.store.entries import SCALAR_FIELDS, dump_extra
 from doiget.store.names import replace_names, write_names
-from doiget.store.rows import insert_rows
+from doiget.store.rows import IN_VALUES, insert_rows, rows_for
 from doiget.store.store import now
 
 _COLUMNS = ID_FIELDS + SCALAR_FIELDS
-_IN_BATCH = 500  # values per IN (...) list, well under SQLite's variable limit
 
 
 def stored_ids(conn: Connection, kind: str, values: Iterable[str]) -> dict[str, int]:
     """``{value: entry id}`` for the ``kind`` identifiers (doi, arxiv, ...) the library already holds."""
-    rows = rows_for(conn, f"SELECT {kind}, id FROM entries WHERE {kind} IN :ids", list(dict.fromkeys(values)))
+    rows = rows_for(conn, f"SELECT {kind}, id FROM entries WHERE {kind} {IN_VALUES}", list(dict.fromkeys(values)))
     return {value.lower() if kind == "doi" else value: entry_id for value, entry_id in rows}  # doi is NOCASE
 
 
@@ -63,7 +62,7 @@ _NOCASE = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)  # SQLit
 def _tag_text(conn: Connection, tagged: list[tuple[int, int]]) -> dict[int, str]:
     """Each tagged entry's tag text for search: its tags' stored names in the order of the tags column
     (NOCASE), joined by spaces, as the search-text triggers join them."""
-    names = dict(rows_for(conn, "SELECT id, name FROM tags WHERE id IN :ids", list({t for _, t in tagged})))
+    names = dict(rows_for(conn, f"SELECT id, name FROM tags WHERE id {IN_VALUES}", list({t for _, t in tagged})))
     by_entry: dict[int, list[str]] = defaultdict(list)
     for entry_id, tag_id in tagged:
         by_entry[entry_id].append(names[tag_id])
@@ -119,15 +118,6 @@ def update_works(conn: Connection, updates: Sequence[tuple[int, dict[str, object
 def add_tags(conn: Connection, pairs: list[tuple[int, int]]) -> None:
     """Tag entries: ``(entry id, tag id)`` pairs (already tagged pairs are left alone)."""
     _insert_many(conn, "INSERT OR IGNORE INTO entry_tags (entry_id, tag_id) VALUES (?, ?)", pairs)
-
-
-def rows_for(conn: Connection, sql: str, values: list) -> list[tuple]:
-    """Rows of ``sql`` (with an ``IN :ids`` list) for all ``values``, queried in batches."""
-    rows: list[tuple] = []
-    for start in range(0, len(values), _IN_BATCH):
-        rows += conn.execute(text(sql).bindparams(bindparam("ids", expanding=True)),
-                             {"ids": values[start:start + _IN_BATCH]}).all()
-    return rows
 
 
 def _insert_many(conn: Connection, sql: str, rows: list[tuple]) -> None:

@@ -1,11 +1,24 @@
-"""Many rows into one table with one executemany, binding only the columns that say something."""
+"""Batched statements of the import: many rows into one table with one executemany, binding only the
+columns that say something; rows matching many values with one statement."""
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from operator import itemgetter, ne
 
 from sqlalchemy import Connection
+
+
+IN_VALUES = "IN (SELECT value FROM json_each(?))"
+
+
+def rows_for(conn: Connection, sql: str, values: list) -> list[tuple]:
+    """Rows of ``sql``, whose one parameter is the list of :data:`IN_VALUES`, for all ``values`` (passed
+    as one JSON array: one statement, whatever their number)."""
+    if not values:
+        return []
+    return conn.exec_driver_sql(sql, (json.dumps(values, ensure_ascii=False),)).all()
 
 
 def insert_rows(conn: Connection, table: str, columns: Sequence[str], rows: list[tuple],
