@@ -11,6 +11,7 @@ from pdfgen import sample_paper
 from doiget.config import load_config
 from doiget.errors import DoigetError, ErrorCode
 from doiget.fulltext import extract_ar5iv, extract_bioc, extract_jats, extract_pdf
+from doiget.fulltext import index as fulltext_index
 from doiget.fulltext.alternates import ar5iv_url, bioc_url
 from doiget.fulltext.jatsmeta import read_jats_article
 from doiget.library import Library
@@ -66,6 +67,22 @@ def test_stored_artefact_is_indexed_and_reads_page_by_page(lib, upstream, kind, 
     assert pages[-1].next_offset is None and pages[0].format == kind
     assert all(not p.text[-1].isalnum() or p is pages[-1] for p in pages)  # cut between words
     assert pages[0].page_range is None and "page_range" not in pages[0].as_json()
+
+
+def test_chunk_rows_written_several_inserts_at_a_time(lib, upstream, monkeypatch):
+    """A document with more chunks than one INSERT takes: every row in order, and an FTS index that
+    agrees with them (FTS5's integrity-check against its content table)."""
+    monkeypatch.setattr(fulltext_index, "INSERT_ROWS", 5)
+    data = (upstream / JATS).read_bytes()
+    doc = extract_jats(data)
+    assert len(doc.chunks) % 5 and len(doc.chunks) > 10  # full batches and a short last one
+    entry = lib.add(Work(pmcid="PMC2329613", title="x"))
+    lib.add_artefact(entry.id, "jats", data)
+    assert [tuple(r) for r in chunk_rows(lib, with_ids=False)] == [
+        (c.seq, c.heading, c.page, c.char_start, c.char_end, c.text) for c in doc.chunks]
+    with lib.store.write() as conn:
+        conn.exec_driver_sql("INSERT INTO chunks_fts(chunks_fts, rank) VALUES ('integrity-check', 1)")
+    assert lib.search_text("cronbach")
 
 
 def test_pdf_pages_and_page_jumps(lib):
