@@ -136,7 +136,9 @@ def csl_record(index: int, item: Any, names: dict[tuple, Author | None] | None =
          "arxiv": custom.get("arxiv"), "openalex": custom.get("openalex")},
         [str(value) for name in _FREE_TEXT if (value := get(name))],
     )
-    extra = {name: value for name, value in item.items() if name not in _HANDLED and value not in (None, "", [])}
+    unhandled = item.keys() - _HANDLED
+    extra = {name: value for name, value in item.items() if name in unhandled and value not in (None, "", [])} \
+        if unhandled else {}
     if custom:
         extra.update({name: value for name, value in custom.items() if name not in ("arxiv", "openalex")})
     if richer and get("issued") is not None:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 import time
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -202,7 +203,8 @@ def _import(store: Store, text_: str | Path, format: ImportFormat, tags: Sequenc
             report[index].update(status="merged", id=item.entry_id, ref=ref,
                                  reason=report[index]["reason"] or f"same work as record {item.index} of this file")
     seconds = time.perf_counter() - started
-    counts = {status: sum(row["status"] == status for row in report) for status in ("added", "merged", "skipped")}
+    statuses = Counter(row["status"] for row in report)
+    counts = {status: statuses[status] for status in ("added", "merged", "skipped")}
     return {"records": len(report), **counts, "conflicts": sum(bool(row["conflicts"]) for row in report),
             "entries": len(items), "fetchable": _fetchable(store, items),
             "files": {item.entry_id: item.files for item in items if item.files},
@@ -393,7 +395,7 @@ def _write_chunk(conn: Connection, items: list[_Item], extra_tags: list[str], ti
     new, updates = [], []
     for item in items:
         kind, key = item.keys[0]
-        matches = list(dict.fromkeys(known[k] for k in item.keys if k in known))
+        matches = list(dict.fromkeys(known[k] for k in item.keys if k in known)) if known else []
         target = None
         for entry_id in matches:
             entry = stored[entry_id]
