@@ -174,7 +174,7 @@ def _import(store: Store, text_: str | Path, format: ImportFormat, tags: Sequenc
     late: list[_Late] = []
 
     def flush(last: bool = False) -> None:
-        with store.write() as conn:
+        with store.write() as conn, bulk.page_cache(conn):
             _write_chunk(conn, pending, list(tags), title_index, tag_ids, keys_taken, report, overwrite)
             _write_late(conn, late, tag_ids, report)
         for item in pending:
