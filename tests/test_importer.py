@@ -3,7 +3,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from export_helpers import UPSTREAM, ZOTERO_BIB, ZOTERO_CSL
+from export_helpers import FIXTURES, UPSTREAM, ZOTERO_BIB, ZOTERO_CSL
 
 from doiget.errors import DoigetError, ErrorCode
 from doiget.formats.bibtex import to_bibtex
@@ -88,6 +88,12 @@ def test_zotero_csl_json_ids_in_notes_markup_and_literal_names():
     assert [a.name for a in records["gobée:2011anatomicalterms"].work.authors][1] == "Daniël Jansma"
 
 
+def test_csl_date_ranges_are_read_as_their_start():
+    records = _by_key(FIXTURES / "bib" / "citeproc_testsuite_inputs.json")
+    work = records["date_LocalizedNumericYearRange:ITEM-1"].work  # [[2005, 11, 15], [2006, 12, 20]]
+    assert (work.year, work.published, work.extra["issued"]["date-parts"][1]) == (2005, "2005-11-15", [2006, 12, 20])
+
+
 def test_crossref_bibtex_transform():
     (record,) = parse_bibliography((UPSTREAM / "bibtex" / "crossref_transform_x-bibtex_10.1038_s42256-024-00832-8.bib").read_text())
     work = record.work
@@ -105,6 +111,7 @@ def test_identifiers_from_eprint_arxiv_dois_notes_and_urls():
 @article{d, title={D}, eprint={20099996}, eprinttype={jstor}}
 @article{e, title={No ids at all}, author={Nobody, Ann}, year={1999}, note={513}}
 @article{f, title={F}, doi={10/abc}, url={https://arxiv.org/abs/hep-th/9901001v2}}
+@article{g, title={G}, doi={10/xyz}, url={https://doi.org/10.1000/XYZ.1}}
 """
     records = {r.key: r for r in parse_bibliography(bib)}
     assert (records["a"].work.arxiv, records["a"].work.type) == ("1706.03762", "preprint")
@@ -114,6 +121,8 @@ def test_identifiers_from_eprint_arxiv_dois_notes_and_urls():
     assert records["e"].work.title == "No ids at all" and records["e"].work.year == 1999
     assert records["e"].work.ids() == {}
     assert records["f"].work.ids() == {"arxiv": "hep-th/9901001"} and records["f"].problems == ["unreadable doi '10/abc'"]
+    # a shortDOI in the DOI field, the full DOI only in the doi.org URL: the URL's DOI, and no problem
+    assert records["g"].work.ids() == {"doi": "10.1000/xyz.1"} and not records["g"].problems
 
 
 def test_one_bad_bibtex_entry_does_not_stop_the_rest():
