@@ -92,7 +92,7 @@ class Work(BaseModel):
 
     def ids(self) -> dict[str, str]:
         """The canonical identifiers this work carries, kind → id."""
-        return {kind: getattr(self, kind) for kind in ID_FIELDS if getattr(self, kind)}
+        return {kind: value for kind in ID_FIELDS if (value := getattr(self, kind))}
 
     def refs(self) -> list[Ref]:
         return [Ref.of(kind, value) for kind, value in self.ids().items()]

@@ -26,6 +26,7 @@ def loads(data: str | bytes, what: str, code: ErrorCode = ErrorCode.INVALID_INPU
 
 
 _SPACE = re.compile(r"[ \t\n\r]*")
+_WHITE = " \t\n\r"
 _DECODER = json.JSONDecoder()
 
 
@@ -80,6 +81,8 @@ class _Pieces:
 
     def skip(self, pos: int) -> int:
         """The position of the next character that is not white space (``len(buf)`` at the end)."""
+        if pos < len(self.buf) and self.buf[pos] not in _WHITE:
+            return pos
         end = _SPACE.match(self.buf, pos).end()
         while end == len(self.buf) and self.more():
             end = _SPACE.match(self.buf, end).end()
@@ -94,7 +97,8 @@ class _Pieces:
         while True:
             try:
                 value, end = _DECODER.raw_decode(self.buf, pos)
-                end = _SPACE.match(self.buf, end).end()
+                if end < len(self.buf) and self.buf[end] in _WHITE:
+                    end = _SPACE.match(self.buf, end).end()
                 if end < len(self.buf) and self.buf[end] in ",]":
                     self.ahead = 1
                     return value, end

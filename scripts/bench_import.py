@@ -1,6 +1,6 @@
 """CSL-JSON import against the bare-executemany limit, paired, in child processes.
 
-    python scripts/bench_import.py [-n 10000] [--rounds 3] [--no-anchor] [--reimport]
+    python scripts/bench_import.py [-n 10000] [--rounds 3] [--no-anchor] [--reimport] [--stages]
 
 Generates a CSL-JSON file shaped like a Zotero export (1-8 authors, venue, volume/issue/pages, half
 with a 120-word abstract, 80% with a DOI, 10% arXiv-only, 0-3 keywords), cached in the temp dir.
@@ -14,10 +14,11 @@ Each round runs, each in a fresh child process and a fresh library:
           ``INSERT ... SELECT``; one transaction.
 
 Both children set up their library before the clock starts. Reported per child: CPU time of the
-import (user + system of the process, ``os.times``), wall time, peak RSS of the whole process
+import (user + system of the process, ``time.process_time``), wall time, peak RSS of the whole process
 (``ru_maxrss``). The ratio is doiget CPU / anchor CPU per round; the figure is the median of the
 rounds. CPU time, because the machine is shared. ``--reimport`` times importing the same file a
-second time into doiget's library (every record merged).
+second time into doiget's library (every record merged). ``--stages`` then runs one more child that splits
+each side's CPU time (process_time) by stage: reading, each kind of SQL statement, the typed report, the rest.
 """
 from __future__ import annotations
 
@@ -25,6 +26,7 @@ import argparse
 import json
 import os
 import random
+import re
 import resource
 import sqlite3
 import statistics
@@ -32,7 +34,12 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import AbstractContextManager, nullcontext
+from functools import partial
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -110,34 +117,22 @@ def child_doiget(path: Path, home: Path, reimport: bool) -> dict:
     return out
 
 
-def child_anchor(path: Path, home: Path) -> dict:
+def child_anchor(path: Path, home: Path, stages: Stages | None = None) -> dict:
     _library(home).close()  # doiget's schema, made by its migrations
-    conn = sqlite3.connect(home / "library.sqlite3", isolation_level=None)
+    timed = stages.connection if stages is not None else sqlite3.Connection
+    conn = sqlite3.connect(home / "library.sqlite3", isolation_level=None, factory=timed)
     conn.execute("PRAGMA synchronous = NORMAL")
     conn.execute("PRAGMA foreign_keys = ON")
     for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'").fetchall():
         conn.execute(f"DROP TRIGGER {name}")
+    stage = stages if stages is not None else _Untimed()
+    if stages is not None:
+        stages.clear()  # the set-up statements above are not the import's
     cpu, wall = _cpu(), time.perf_counter()
-    items = json.loads(path.read_text(encoding="utf-8"))
-    stamp = time.strftime("%Y-%m-%dT%H:%M:%S.000+00:00", time.gmtime())
-    entries, people, links, search, tag_names, tag_links = [], {}, [], [], {}, []
-    for entry_id, it in enumerate(items, 1):
-        names = [f"{a.get('given', '')} {a.get('family', '')}".strip() for a in it.get("author", [])]
-        for position, (a, name) in enumerate(zip(it.get("author", []), names)):
-            key = "name:" + name.lower()
-            people.setdefault(key, (key, name, a.get("family"), a.get("given")))
-            links.append((entry_id, position, key, "author", name, a.get("family"), a.get("given")))
-        tags = sorted({k.strip() for k in it.get("keyword", "").split(",") if k.strip()})
-        for tag in tags:
-            tag_names.setdefault(tag.lower(), tag)
-            tag_links.append((entry_id, tag.lower()))
-        url, doi = it.get("URL"), it.get("DOI")
-        arxiv = url.rsplit("/", 1)[-1] if url and "arxiv.org/abs/" in url else None
-        parts = it["issued"]["date-parts"][0]
-        entries.append((entry_id, doi, arxiv, it.get("title"), it.get("abstract"), it.get("container-title"),
-                        parts[0], f"{parts[0]}-{parts[1]:02d}", it.get("type"), it.get("volume"), it.get("issue"),
-                        it.get("page"), url if not arxiv else None, '["import"]', stamp, stamp, it.get("id")))
-        search.append((entry_id, "; ".join(names), " ".join(tags) or None))
+    with stage("read: file, json.loads"):
+        items = json.loads(path.read_text(encoding="utf-8"))
+    with stage("map items to rows"):
+        entries, people, links, search, tag_names, tag_links = _anchor_rows(items)
     conn.execute("BEGIN")
     conn.executemany("INSERT INTO authors (key, name, family, given) VALUES (?, ?, ?, ?)", people.values())
     author_ids = dict(conn.execute("SELECT key, id FROM authors"))
@@ -159,9 +154,141 @@ def child_anchor(path: Path, home: Path) -> dict:
     return out
 
 
+def _anchor_rows(items: list[dict]) -> tuple[list, dict, list, list, dict, list]:
+    """The anchor's rows, by a plain mapping: entries, people, name links, search text, tags, tag links."""
+    stamp = time.strftime("%Y-%m-%dT%H:%M:%S.000+00:00", time.gmtime())
+    entries, people, links, search, tag_names, tag_links = [], {}, [], [], {}, []
+    for entry_id, it in enumerate(items, 1):
+        names = [f"{a.get('given', '')} {a.get('family', '')}".strip() for a in it.get("author", [])]
+        for position, (a, name) in enumerate(zip(it.get("author", []), names)):
+            key = "name:" + name.lower()
+            people.setdefault(key, (key, name, a.get("family"), a.get("given")))
+            links.append((entry_id, position, key, "author", name, a.get("family"), a.get("given")))
+        tags = sorted({k.strip() for k in it.get("keyword", "").split(",") if k.strip()})
+        for tag in tags:
+            tag_names.setdefault(tag.lower(), tag)
+            tag_links.append((entry_id, tag.lower()))
+        url, doi = it.get("URL"), it.get("DOI")
+        arxiv = url.rsplit("/", 1)[-1] if url and "arxiv.org/abs/" in url else None
+        parts = it["issued"]["date-parts"][0]
+        entries.append((entry_id, doi, arxiv, it.get("title"), it.get("abstract"), it.get("container-title"),
+                        parts[0], f"{parts[0]}-{parts[1]:02d}", it.get("type"), it.get("volume"), it.get("issue"),
+                        it.get("page"), url if not arxiv else None, '["import"]', stamp, stamp, it.get("id")))
+        search.append((entry_id, "; ".join(names), " ".join(tags) or None))
+    return entries, people, links, search, tag_names, tag_links
+
+
+# ---- --stages: where each side's CPU time goes -----------------------------------------------------
+
+_STATEMENT = re.compile(r"^\s*(INSERT(?: OR \w+)? INTO \w+|UPDATE \w+|DELETE FROM \w+|\w+)", re.I)
+
+
+class Stages(Counter):
+    """CPU seconds by stage: ``with stages(label):`` adds a block's; ``stages.connection`` is a sqlite3
+    connection class that adds each statement's under its kind (``SQL INSERT INTO entries``)."""
+
+    def __call__(self, label: str) -> _Clock:
+        return _Clock(self, label)
+
+    def statement(self, sql: str) -> _Clock:
+        kind = _STATEMENT.match(sql)
+        return self("SQL " + (" ".join(kind.group(1).split()) if kind else "other"))
+
+    @property
+    def connection(self) -> type[sqlite3.Connection]:
+        stages = self
+
+        class Timed(sqlite3.Connection):
+            def execute(self, sql: str, *args: Any) -> Any:
+                with stages.statement(sql):
+                    return super().execute(sql, *args)
+
+            def executemany(self, sql: str, *args: Any) -> Any:
+                with stages.statement(sql):
+                    return super().executemany(sql, *args)
+
+        return Timed
+
+
+class _Clock:
+    def __init__(self, stages: Stages, label: str) -> None:
+        self.stages, self.label = stages, label
+
+    def __enter__(self) -> None:
+        self.start = time.process_time()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stages[self.label] += time.process_time() - self.start
+
+
+class _Untimed:
+    def __call__(self, label: str) -> AbstractContextManager[None]:
+        return nullcontext()
+
+
+def child_stages(path: Path, home: Path) -> dict:
+    """doiget's import with its CPU time split: reading the file into records, each kind of SQL statement
+    (commits included), the façade's typed report, and the rest (grouping, identity, citation keys, row
+    building, report rows); then the anchor's, split the same way. The clocks add ~1 µs per record."""
+    from doiget import results
+    from doiget.services import bibliography
+
+    ours = Stages()
+    lib = _library(home / "doiget")
+    lib.import_bibliography("[]")
+    reader = bibliography.iter_bibliography
+    bibliography.iter_bibliography = lambda *args: _timed_iter(ours("read: file, JSON, records"), reader(*args))
+    for engine in (lib.store.reader, lib.store.writer):
+        dialect = engine.dialect
+        for name in ("do_execute", "do_executemany", "do_execute_no_params"):
+            setattr(dialect, name, partial(_timed_statement, ours, getattr(dialect, name)))
+        dialect.do_commit = partial(_timed_call, ours("SQL COMMIT"), dialect.do_commit)
+    results.ImportReport.model_validate = partial(_timed_call, ours("façade: typed report"),
+                                                  results.ImportReport.model_validate)
+    cpu = time.process_time()
+    lib.import_bibliography(path)
+    ours["total"] = time.process_time() - cpu
+    lib.close()
+    anchor = Stages()
+    anchor["total"] = child_anchor(path, home / "anchor", anchor)["import"]["cpu"]
+    return {"doiget": ours, "anchor": anchor}
+
+
+def _timed_iter(clock: _Clock, items: Iterable) -> Iterator:
+    items = iter(items)
+    while True:
+        with clock:
+            item = next(items, clock)
+        if item is clock:
+            return
+        yield item
+
+
+def _timed_statement(stages: Stages, run: Callable, cursor: Any, sql: str, *args: Any) -> Any:
+    with stages.statement(sql):
+        return run(cursor, sql, *args)
+
+
+def _timed_call(clock: _Clock, run: Callable, *args: Any) -> Any:
+    with clock:
+        return run(*args)
+
+
+def _print_stages(n: int, out: dict) -> None:
+    for side in ("doiget", "anchor"):
+        spent = dict(out[side])
+        total = spent.pop("total")
+        rest = total - sum(spent.values())
+        sql = sum(v for k, v in spent.items() if k.startswith("SQL "))
+        print(f"{side}: {total / n * 1e6:.1f} µs per record ({total:.2f} s CPU, instrumented); SQL {sql / n * 1e6:.1f}")
+        for label, seconds in sorted(spent.items(), key=lambda kv: -kv[1]):
+            print(f"  {seconds / n * 1e6:6.1f}  {label}")
+        print(f"  {rest / n * 1e6:6.1f}  the rest" + (": grouping, identity, citation keys, names, rows, report rows"
+                                                    if side == "doiget" else ""))
+
+
 def _cpu() -> float:
-    t = os.times()
-    return t.user + t.system
+    return time.process_time()
 
 
 def _run_child(kind: str, path: Path, reimport: bool) -> dict:
@@ -179,13 +306,16 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--no-anchor", action="store_true", help="time doiget only (e.g. the 1M run)")
     parser.add_argument("--reimport", action="store_true", help="also import the same file again")
-    parser.add_argument("--child", choices=("doiget", "anchor"), help=argparse.SUPPRESS)
+    parser.add_argument("--stages", action="store_true", help="also split each side's CPU time by stage (one "
+                        "instrumented child after the rounds)")
+    parser.add_argument("--child", choices=("doiget", "anchor", "stages"), help=argparse.SUPPRESS)
     parser.add_argument("--file", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--home", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        out = child_doiget(args.file, args.home, args.reimport) if args.child == "doiget" else \
-            child_anchor(args.file, args.home)
+        children = {"doiget": lambda: child_doiget(args.file, args.home, args.reimport),
+                    "anchor": lambda: child_anchor(args.file, args.home), "stages": lambda: child_stages(args.file, args.home)}
+        out = children[args.child]()
         out["rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         print(json.dumps(out))
         return
@@ -211,6 +341,8 @@ def main() -> None:
         ratio = statistics.median(ratios)
         print(f"median ratio to the bare-executemany limit: {ratio:.2f}x (goal <= {GOAL_RATIO}x: "
               f"{'pass' if ratio <= GOAL_RATIO else 'FAIL'})")
+    if args.stages:
+        _print_stages(args.n, _run_child("stages", path, False))
     if args.n == 100_000:
         rss = ours["rss_mb"]
         print(f"peak RSS at 100k: {rss:.0f} MB (goal <= {GOAL_RSS_MB_100K} MB: "

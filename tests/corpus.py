@@ -11,11 +11,8 @@ FIXTURES = Path(__file__).parent / "fixtures"
 BIB = FIXTURES / "bib"
 CDL = BIB / "cdl.bib.gz"
 # The citation-js *-csl.json files are the expected CSL of their .bib twins, not exports of their own.
-# Files taken from Better BibTeX's test fixtures (upstream/*/zotero_bbt_*) are left out: that corpus is
-# reserved for acceptance checks.
 SMALL_FILES = sorted(p for p in BIB.iterdir() if p.suffix in (".bib", ".json", ".ris") and not p.name.endswith("-csl.json")) \
-    + sorted(p for p in [*(FIXTURES / "upstream" / "bibtex").glob("*.bib"), *(FIXTURES / "upstream" / "csl_json").glob("*.json")]
-             if not p.name.startswith("zotero_bbt_"))
+    + sorted((FIXTURES / "upstream" / "bibtex").glob("*.bib"))
 BIBTEX_FILES = [p for p in SMALL_FILES if p.suffix == ".bib"]
 
 

@@ -5,7 +5,8 @@ import json
 
 import bibtexparser
 import pytest
-from export_helpers import BIBLIOGRAPHY_FIXTURES, UPSTREAM, imported_fixtures
+from export_helpers import (BIBLIOGRAPHY_FIXTURES, COMPARED, COOKBOOK_BIB, UPSTREAM, ZOTERO_BIB, ZOTERO_CSL,
+                            compared_fields, imported_fixtures)
 from fakehttp import FakeHttp
 from test_citations import REFERENCES
 
@@ -15,9 +16,7 @@ from doiget.formats.importer import parse_bibliography
 from doiget.library import Library
 from doiget.services import bibliography
 
-BUNGE = UPSTREAM / "bibtex" / "zotero_bbt_export_bunge_collection_901.bib"
-ZOTERO_CSL = UPSTREAM / "csl_json" / "zotero_bbt_export_deterministic_ordering_1178.csl.json"
-FIELDS = ("title", "authors", "year", "doi", "venue", "volume", "pages")
+GOBEE_DOI = "10.1002/ca.21185"  # an article of the Zotero library, in both its exports
 
 
 def library(tmp_path, http=None, profile="full") -> Library:
@@ -31,11 +30,7 @@ def lib(tmp_path):
         yield lib
 
 
-def _fields(work) -> dict:
-    return {**{name: getattr(work, name) for name in FIELDS}, "authors": [(a.family, a.given) for a in work.authors]}
-
-
-def test_real_exports_import_and_reimport_merges_everything(lib):
+def test_real_exports_import_and_the_same_library_in_another_format_merges(lib):
     records = {path.name: parse_bibliography(path.read_text(encoding="utf-8")) for path in BIBLIOGRAPHY_FIXTURES}
     total = 0
     for path in BIBLIOGRAPHY_FIXTURES:
@@ -44,29 +39,35 @@ def test_real_exports_import_and_reimport_merges_everything(lib):
         assert (result.records, result.added, result.merged, result.skipped) == (n, n, 0, 0), path.name
         assert [row.index for row in result.report] == list(range(n))
         total += n
-    assert lib.health().counts["entries"] == total == 69
-    again = lib.import_bibliography(BUNGE)
-    assert (again.added, again.merged) == (0, 36)
-    reasons = {row.reason for row in again.report}
+    assert lib.health().counts["entries"] == total == 225
+    # The CSL-JSON's library again, as Better BibLaTeX: each of its 208 works merges into its own entry (one
+    # each; 135 under the same key, the rest under keys that still agree on the year), 32 works are new.
+    again = lib.import_bibliography(ZOTERO_BIB)
+    twins = {row.key: lib.info(row.id).citekey for row in again.report if row.status == "merged"}
+    assert (again.added, len(twins), len(set(twins.values()))) == (32, 208, 208)
+    assert sum(key == csl_key for key, csl_key in twins.items()) == 135
+    assert all(key.split(":")[1][:4] == csl_key.split(":")[1][:4] for key, csl_key in twins.items())
+    reasons = {row.reason for row in again.report if row.status == "merged"}
     assert "same title and year as an entry of the library without identifiers" in reasons
     assert {r for r in reasons if r.startswith("matches entry #")} and all(
-        r.endswith("(same DOI)") for r in reasons if r.startswith("matches entry #"))
-    assert all(row.matched.id.startswith("doi:10.") for row in again.report if row.matched)
-    assert lib.health().counts["entries"] == 69
-    # Better BibTeX keywords became tags; the DOI-carrying ones are offered for fetching.
-    assert ("structural realism", 1) in [(t.name, t.count) for t in lib.tags()]
-    with_ids = [r for r in records[BUNGE.name] if r.work.ids()]
-    assert again.fetchable == [str(r.work.primary_ref()) for r in with_ids] and len(with_ids) == 6
+        r.endswith(("(same DOI)", "agreeing titles)")) for r in reasons if r.startswith("matches entry #"))
+    assert all(row.matched.id.startswith(("doi:10.", "pmid:")) for row in again.report if row.matched)
+    assert lib.health().counts["entries"] == 257
+    # Better BibTeX keywords became tags; the records with identifiers are offered for fetching.
+    assert ("history of medicine", 10) in [(t.name, t.count) for t in lib.tags()]
+    with_ids = [r for r in parse_bibliography(ZOTERO_BIB.read_text(encoding="utf-8")) if r.work.ids()]
+    assert again.fetchable == [str(r.work.primary_ref()) for r in with_ids] and len(with_ids) == 126
 
 
 def test_zotero_csl_entry_keeps_metadata_and_tags(lib):
     result = lib.import_bibliography(ZOTERO_CSL.read_text(encoding="utf-8"), tags=["thesis"])
-    first = lib.info(result.report[0].id)
-    assert first.doi == "10.1177/0193723504268729" and first.title.startswith("Perceptions of disability")
-    assert (first.venue, first.year, first.volume, first.issue, first.pages) == (
-        "Journal of Sport and Social Issues", 2004, "28", "4", "429-452")
-    assert first.tags == ["thesis"] and first.sources == ["import"]
-    assert [(t.name, t.count) for t in lib.tags()] == [("thesis", 26)]
+    (row,) = [row for row in result.report if row.key == "gobée:2011anatomicalterms"]
+    entry = lib.info(row.id)
+    assert entry.doi == GOBEE_DOI and entry.title.startswith("AnatomicalTerms.info: Heading for an online solution")
+    assert (entry.venue, entry.year, entry.volume, entry.issue, entry.pages) == ("Clinical Anatomy", 2011, "24", "7",
+                                                                              "817-830")
+    assert entry.tags == ["thesis"] and entry.sources == ["import"]
+    assert [(t.name, t.count) for t in lib.tags()] == [("thesis", 208)]
 
 
 def test_duplicates_within_a_file_merge_and_unusable_records_are_skipped(lib):
@@ -112,19 +113,19 @@ def test_large_import_writes_in_chunks_with_progress(lib, monkeypatch):
 
 def test_export_selectors_and_stable_keys(lib):
     lib.import_bibliography(ZOTERO_CSL)
-    lib.import_bibliography(BUNGE, tags=["bunge"])
-    lib.collection_add("reading", ["doi:10.1177/0193723504268729"])
+    lib.import_bibliography(COOKBOOK_BIB, tags=["cookbook"])
+    lib.collection_add("reading", [f"doi:{GOBEE_DOI}"])
     everything = lib.export("csl-json")
-    assert len(everything) == 62 and len({item["id"] for item in everything}) == 62
+    assert len(everything) == 222 and len({item["id"] for item in everything}) == 222
     assert [i["id"] for i in lib.export("csl-json")] == [i["id"] for i in everything]
-    tagged = bibtexparser.parse_string(lib.export("bibtex", tag="bunge"))
-    assert len(tagged.entries) == 36 and not tagged.failed_blocks
-    assert [i["DOI"] for i in lib.export("csl-json", collection="reading")] == ["10.1177/0193723504268729"]
-    ris = lib.export("ris", refs=["10.1177/0193723504268729"])
+    tagged = bibtexparser.parse_string(lib.export("bibtex", tag="cookbook"))
+    assert len(tagged.entries) == 14 and not tagged.failed_blocks
+    assert [i["DOI"] for i in lib.export("csl-json", collection="reading")] == [GOBEE_DOI]
+    ris = lib.export("ris", refs=[GOBEE_DOI])
     assert ris.startswith("TY  - JOUR") and ris.count("ER  - ") == 1
-    hits = lib.export("csl-json", query="disability", tag=None)
-    assert hits and all("disab" in (i["title"] + i.get("container-title", "")).lower() for i in hits)
-    assert lib.export("bibtex", query="disability", tag="bunge") == ""
+    hits = lib.export("csl-json", query="title:etymology", tag=None)
+    assert hits and all("etymolog" in i["title"].lower() for i in hits)
+    assert lib.export("bibtex", query="title:etymology", tag="cookbook") == ""
     with pytest.raises(DoigetError) as err:
         lib.export("bibtex", collection="no such")
     assert err.value.code is ErrorCode.NOT_FOUND
@@ -151,7 +152,8 @@ def test_library_round_trip_field_fidelity(lib):
         exported = lib.export(format)
         text = exported if format == "bibtex" else json.dumps(exported)
         again = [record.work for record in parse_bibliography(text, format)]
-        pairs = [(_fields(a)[f], _fields(b)[f]) for a, b in zip(originals, again, strict=True) for f in FIELDS]
+        pairs = [(compared_fields(a)[f], compared_fields(b)[f]) for a, b in zip(originals, again, strict=True)
+                 for f in COMPARED]
         fidelity = sum(x == y for x, y in pairs) / len(pairs)
         print(f"{format} library round-trip field fidelity: {fidelity:.4f} over {len(pairs)} fields")
         assert fidelity == 1.0
@@ -161,11 +163,11 @@ def test_library_round_trip_field_fidelity(lib):
 
 def test_local_match_answers_without_network(lib):
     lib.import_bibliography(ZOTERO_CSL)
-    answer = lib.resolve_citation("Brittain I. Perceptions of disability and their impact upon involvement in "
-                                  "sport for people with disabilities at all levels. J Sport Soc Issues 2004;28:429")
+    answer = lib.resolve_citation("Gobée OP, Jansma D, DeRuiter MC. AnatomicalTerms.info: heading for an online "
+                                  "solution to the anatomical synonym problem. Clin Anat 2011;24:817")
     assert answer.answered_from == "library" and lib.http.calls == []
     best = answer.candidates[0]
-    assert (best.doi, best.confidence, best.in_library) == ("10.1177/0193723504268729", "exact", True)
+    assert (best.doi, best.confidence, best.in_library) == (GOBEE_DOI, "exact", True)
     assert {"title", "author", "year"} <= set(best.matched_fields)
 
 

@@ -10,14 +10,13 @@ import anyio
 import bibtexparser
 import pytest
 import yaml
-from export_helpers import UPSTREAM
+from export_helpers import ZOTERO_BIB, ZOTERO_CSL
 from test_cli import run
 from test_mcp import session_calls
 
-BUNGE = UPSTREAM / "bibtex" / "zotero_bbt_export_bunge_collection_901.bib"
-ZOTERO_CSL = UPSTREAM / "csl_json" / "zotero_bbt_export_deterministic_ordering_1178.csl.json"
-BRITTAIN = ("Brittain I. Perceptions of disability and their impact upon involvement in sport for people with "
-            "disabilities at all levels. J Sport Soc Issues. 2004;28(4):429-52.")
+GOBEE_DOI = "10.1002/ca.21185"
+GOBEE = ("Gobée OP, Jansma D, DeRuiter MC. AnatomicalTerms.info: heading for an online solution to the anatomical "
+         "synonym problem. Clin Anat. 2011;24(7):817-30.")
 
 
 def test_mcp_import_export_resolve_and_notes(tmp_path):
@@ -27,14 +26,14 @@ def test_mcp_import_export_resolve_and_notes(tmp_path):
         ("doiget_batch_from_bibliography", {"content": content, "tags": ["zotero"]}),
         ("doiget_batch_from_bibliography", {"content": content}),
         ("doiget_bibtex_export", {"tag": "zotero"}),
-        ("doiget_csl_export", {"refs": ["10.1177/0193723504268729"]}),
-        ("doiget_ris_export", {"query": "disability"}),
-        ("doiget_resolve_citation", {"citation": BRITTAIN}),
-        ("doiget_batch_resolve_citations", {"citations": [BRITTAIN, "zzzz qqqq"], "limit": 1}),
-        ("doiget_note_create", {"body": "Sport and disability", "ref": "10.1177/0193723504268729",
-                                "anchors": [{"page": 430, "quote": "all levels"}], "tags": ["sport"]}),
-        ("doiget_note_update", {"id": 1, "tags": ["sport", "review"]}),
-        ("doiget_note_search", {"keyword": "disability", "limit": 1}),
+        ("doiget_csl_export", {"refs": [GOBEE_DOI]}),
+        ("doiget_ris_export", {"query": "anatomical"}),
+        ("doiget_resolve_citation", {"citation": GOBEE}),
+        ("doiget_batch_resolve_citations", {"citations": [GOBEE, "zzzz qqqq"], "limit": 1}),
+        ("doiget_note_create", {"body": "Anatomical synonyms", "ref": GOBEE_DOI,
+                                "anchors": [{"page": 818, "quote": "synonym problem"}], "tags": ["anatomy"]}),
+        ("doiget_note_update", {"id": 1, "tags": ["anatomy", "review"]}),
+        ("doiget_note_search", {"keyword": "synonyms", "limit": 1}),
         ("doiget_note_export", {"id": 1}),
         ("doiget_list_collections", {}),
         ("doiget_note_delete", {"id": 1}),
@@ -48,21 +47,23 @@ def test_mcp_import_export_resolve_and_notes(tmp_path):
     assert by_name["doiget_resolve_citation"].annotations.open_world_hint
     first, again, bib, csl, ris, resolved, batch, note, updated, found, exported, listed, deleted, gone, bad, path = \
         results
-    assert (first["added"], first["fetchable_total"], again["merged"], again["added"]) == (26, 14, 26, 0)
-    assert first["report"][0]["status"] == "added" and not first["report_truncated"]
+    # 208 items, 103 of them with a DOI or a PMID/PMCID in their note
+    assert (first["added"], first["fetchable_total"], again["merged"], again["added"]) == (208, 103, 208, 0)
+    assert first["report"][0]["status"] == "added"
+    assert first["report_truncated"] and len(first["report"]) == 200  # the tool's cap; the file has 208
     parsed = bibtexparser.parse_string(bib["text"])
-    assert bib["count"] == len(parsed.entries) == 26 and not parsed.failed_blocks
-    assert csl["count"] == 1 and csl["items"][0]["id"] == "brittain2004"  # the key of the imported file
+    assert bib["count"] == len(parsed.entries) == 208 and not parsed.failed_blocks
+    assert csl["count"] == 1 and csl["items"][0]["id"] == "gobée:2011anatomicalterms"  # the key of the imported file
     assert ris["count"] >= 1 and ris["text"].startswith("TY  - ")
     assert resolved["answered_from"] == "library" and resolved["candidates"][0]["confidence"] == "exact"
     assert batch["results"][0]["candidates"][0]["in_library"]
     assert "network access is disabled" in batch["results"][1]["note"]
-    assert note["note"]["anchors"] == [{"page": 430, "quote": "all levels"}]
-    assert updated["note"]["tags"] == ["review", "sport"]
+    assert note["note"]["anchors"] == [{"page": 818, "quote": "synonym problem"}]
+    assert updated["note"]["tags"] == ["anatomy", "review"]
     assert found["count"] == 1 and found["next_cursor"] is None
     front = yaml.safe_load(exported["markdown"].split("\n---\n")[0].removeprefix("---\n"))
-    assert front["entry"] == "doi:10.1177/0193723504268729" and front["tags"] == ["review", "sport"]
-    assert {"name": "zotero", "count": 26} in listed["tags"] and listed["collections"] == []
+    assert front["entry"] == f"doi:{GOBEE_DOI}" and front["tags"] == ["anatomy", "review"]
+    assert {"name": "zotero", "count": 208} in listed["tags"] and listed["collections"] == []
     assert deleted["deleted"] == 1 and gone["error"]["code"] == "NOT_FOUND"
     assert bad["error"]["code"] == "INVALID_INPUT"
     # Content is always the text of a bibliography, never a path to read on the server.
@@ -71,47 +72,48 @@ def test_mcp_import_export_resolve_and_notes(tmp_path):
 
 def test_cli_import_export_notes_and_latex(tmp_path):
     home = tmp_path / "home"
-    imported = run(home, "import", str(BUNGE), "--tag", "bunge")
+    imported = run(home, "import", str(ZOTERO_BIB), "--tag", "terms")
     assert imported.returncode == 0, imported.stderr
-    assert imported.stdout.startswith("36 records: 36 added, 0 merged, 0 skipped")
-    again = json.loads(run(home, "--json", "import", str(BUNGE)).stdout)
-    assert (again["merged"], len(again["report"])) == (36, 36)
-    assert run(home, "tags").stdout.splitlines()[:1] == ["1905 works (1)"]
-    assert "bunge (36)" in run(home, "tags").stdout
+    assert imported.stdout.startswith("240 records: 240 added, 0 merged, 0 skipped")
+    again = json.loads(run(home, "--json", "import", str(ZOTERO_BIB)).stdout)
+    assert (again["merged"], len(again["report"])) == (240, 240)
+    tags = run(home, "tags").stdout.splitlines()
+    assert "terms (240)" in tags and "history of medicine (10)" in tags  # a Better BibTeX keyword of 10 entries
 
     bib = tmp_path / "refs.bib"
-    written = run(home, "export", "--tag", "bunge", "-o", str(bib))
+    written = run(home, "export", "--tag", "terms", "-o", str(bib))
     assert written.returncode == 0 and written.stdout.strip() == f"wrote bibtex to {bib}"
     library = bibtexparser.parse_string(bib.read_text(encoding="utf-8"))
-    assert len(library.entries) == 36 and not library.failed_blocks
-    csl = json.loads(run(home, "export", "--format", "csl-json", "10.1016/0307-904x(78)90008-2").stdout)
-    assert [item["DOI"] for item in csl] == ["10.1016/0307-904x(78)90008-2"]
+    assert len(library.entries) == 240 and not library.failed_blocks
+    csl = json.loads(run(home, "export", "--format", "csl-json", GOBEE_DOI).stdout)
+    assert [item["DOI"] for item in csl] == [GOBEE_DOI]
     if shutil.which("pdflatex") and shutil.which("bibtex"):
         _compile(tmp_path, bib, len(library.entries))
 
-    created = run(home, "note", "create", "Systems and holism", "--ref", "10.1016/0307-904x(78)90008-2",
-                  "--page", "2", "--quote", "holism", "--tag", "idea")
+    created = run(home, "note", "create", "Anatomical synonyms", "--ref", GOBEE_DOI,
+                  "--page", "818", "--quote", "synonym", "--tag", "idea")
     assert created.returncode == 0, created.stderr
-    assert created.stdout.startswith("[1] ") and "  at page 2, quote \"holism\"" in created.stdout
-    assert run(home, "note", "search", "holism").stdout.startswith("[1] ")
+    assert created.stdout.startswith("[1] ") and "  at page 818, quote \"synonym\"" in created.stdout
+    assert run(home, "note", "search", "synonyms").stdout.startswith("[1] ")
     out = tmp_path / "note.md"
     assert run(home, "note", "export", "1", "-o", str(out)).returncode == 0
-    assert yaml.safe_load(out.read_text().split("\n---\n")[0][4:])["anchors"] == [{"page": 2, "quote": "holism"}]
+    assert yaml.safe_load(out.read_text().split("\n---\n")[0][4:])["anchors"] == [{"page": 818, "quote": "synonym"}]
     assert run(home, "note", "delete", "1").stdout.strip() == "deleted note 1"
     missing = run(home, "note", "show", "1")
     assert missing.returncode == 1 and "NOT_FOUND" in missing.stderr
 
-    resolved = run(home, "cite-resolve", "Bunge M. General systems and holism. General Systems 1977",
-                   env={"DOIGET_PROFILE": "offline"})
+    resolved = run(home, "cite-resolve", "Banay GL. An introduction to medical terminology. I. Greek and Latin "
+                   "derivations. Bull Med Libr Assoc 1948;36:1-27", env={"DOIGET_PROFILE": "offline"})
     assert resolved.returncode == 0, resolved.stderr
-    assert resolved.stdout.startswith("1. [") and "General Systems and Holism" in resolved.stdout
+    assert resolved.stdout.startswith("1. [") and "An Introduction to Medical Terminology" in resolved.stdout
 
 
 def _compile(tmp_path, bib, n):
     (tmp_path / "doc.tex").write_text(
         "\\documentclass{article}\\usepackage[T1]{fontenc}\\usepackage{url}\n"
         f"\\begin{{document}}\\nocite{{*}}\\bibliographystyle{{plain}}\\bibliography{{{bib.stem}}}\\end{{document}}\n")
-    latex = lambda *cmd: subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    latex = lambda *cmd: subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True,  # TeX logs 8-bit text
+                                        errors="replace", timeout=60)
     latex("pdflatex", "-interaction=nonstopmode", "doc.tex")
     assert "error message" not in latex("bibtex", "doc").stdout
     assert latex("pdflatex", "-interaction=nonstopmode", "-halt-on-error", "doc.tex").returncode == 0

@@ -176,3 +176,24 @@ def test_records_repeating_a_written_work_merge_as_within_a_chunk(tmp_path, monk
     assert ["known", "known2"] in [item.get("custom", {}).get("bibtex", {}).get("ids") for item in whole[1]]
     assert whole[3] == {"records": 9, "added": 4, "merged": 5, "skipped": 0, "conflicts": 1}
     assert _import_with_chunks(tmp_path, monkeypatch, 2) == whole
+
+
+@pytest.mark.parametrize("rows", [
+    [(1, "a", None, 0), (2, "b", None, 0)],  # both optional columns hold their defaults: left out
+    [(1, "a", None, 0), (2, "b", "x", 0)],  # one row says something: kept
+    [(1, "a", "", 1), (2, None, None, False)],  # "" is not NULL, 1 is not 0, False is 0
+])
+def test_insert_rows_stores_what_a_full_insert_stores(rows):
+    from sqlalchemy import create_engine
+
+    from doiget.store.rows import insert_rows
+
+    engine = create_engine("sqlite://")
+    with engine.begin() as conn:
+        for table in ("full", "sparse"):
+            conn.exec_driver_sql(f"CREATE TABLE {table} (id INTEGER PRIMARY KEY, name TEXT, note TEXT, "
+                                 "flag INTEGER NOT NULL DEFAULT 0)")
+        conn.exec_driver_sql("INSERT INTO full (id, name, note, flag) VALUES (?, ?, ?, ?)", rows)
+        insert_rows(conn, "sparse", ("id", "name", "note", "flag"), rows, {"note": None, "flag": 0})
+        dump = "SELECT id, name, typeof(name), note, typeof(note), flag, typeof(flag) FROM {} ORDER BY id"
+        assert conn.exec_driver_sql(dump.format("sparse")).all() == conn.exec_driver_sql(dump.format("full")).all()

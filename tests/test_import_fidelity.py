@@ -48,8 +48,7 @@ def _raw_fields(text: str) -> dict[str, dict[str, str]]:
             continue
         fields: dict[str, str] = {}
         for field in block.fields:
-            value = field.value.strip("{}\"") if isinstance(field.value, str) else str(field.value)
-            fields.setdefault(field.key.lower(), value)
+            fields.setdefault(field.key.lower(), str(field.value))  # delimiters already gone, inner braces kept
         out.setdefault(block.key, fields)
     return out
 

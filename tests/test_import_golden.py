@@ -1,9 +1,8 @@
-"""The import stores exactly what it stored before it was made fast: real CSL-JSON and RIS files are
-imported into one library (new entries, re-imports that merge and conflict, ``overwrite``, extra tags)
-and every table the import writes, plus each import's report, is compared with a dump taken from the
-code of main at b1d0e26 (tests/fixtures/import_golden.json.gz), rewritten once since, for one intended
-change: person-index keys keep every script (migration 0007), so the Greek, Russian and Japanese names
-of the citeproc inputs no longer share the key ``name:`` (nothing else in the dump changed).
+"""The import stores exactly what it stored before it was made fast: real CSL-JSON, BibLaTeX and RIS files
+are imported into one library (new entries, re-imports that merge and conflict, the same Zotero library
+in a second format, ``overwrite``, extra tags) and every table the import writes, plus each import's
+report, is compared with a dump (tests/fixtures/import_golden.json.gz) taken from the code of main at
+490bbb5, when the Zotero fixtures changed (the dumps before were taken at b1d0e26).
 
 Regenerate only for an intended change of behaviour: ``DOIGET_WRITE_GOLDEN=1 pytest tests/test_import_golden.py``.
 """
@@ -25,14 +24,14 @@ STEPS = [
     ("bib/citeproc_testsuite_inputs.json", {}),
     ("bib/citationjs_biblatex-csl.json", {}),
     ("bib/citationjs_bibtex-csl.json", {"tags": ["Reading list"]}),
-    ("upstream/csl_json/zotero_bbt_export_deterministic_ordering_1178.csl.json", {}),
-    ("upstream/csl_json/zotero_bbt_export_pandoc_citation.csl.json", {}),
+    ("bib/zotero_latin_greek_terminology.csl.json", {}),
+    ("bib/zotero_latin_greek_terminology.bib", {}),  # the same Zotero library as BibLaTeX: merges by DOI and title
     ("bib/rispy_example_full.ris", {}),
     ("bib/rispy_example_multiline.ris", {}),
     ("bib/rispy_example_utf_chars.ris", {}),
     ("bib/citationjs_biblatex-csl.json", {}),  # again: every record merges into its entry
     ("bib/citationjs_bibtex-csl.json", {"overwrite": True, "tags": ["again"]}),
-    ("upstream/csl_json/zotero_bbt_export_deterministic_ordering_1178.csl.json", {"overwrite": True}),
+    ("bib/zotero_latin_greek_terminology.csl.json", {"overwrite": True}),
 ]
 TABLES = {  # every column but the clock's and row ids of the person index
     "entries": "SELECT * FROM entries ORDER BY id",

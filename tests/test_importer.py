@@ -3,7 +3,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from export_helpers import UPSTREAM
+from export_helpers import FIXTURES, UPSTREAM, ZOTERO_BIB, ZOTERO_CSL
 
 from doiget.errors import DoigetError, ErrorCode
 from doiget.formats.bibtex import to_bibtex
@@ -11,32 +11,87 @@ from doiget.formats.csl import to_csl_json
 from doiget.formats.importer import parse_bibliography
 from doiget.models import Author, Work
 
-BBT = UPSTREAM / "bibtex" / "zotero_bbt_export_bunge_collection_901.bib"
-ZOTERO_CSL = UPSTREAM / "csl_json" / "zotero_bbt_export_deterministic_ordering_1178.csl.json"
-PANDOC_CSL = UPSTREAM / "csl_json" / "zotero_bbt_export_pandoc_citation.csl.json"
-
 
 def _by_key(path):
     return {r.key: r for r in parse_bibliography(path.read_text(encoding="utf-8"))}
 
 
-def test_better_bibtex_export_all_entries_with_accents_decoded():
-    records = _by_key(BBT)
-    assert len(records) == 36  # 38 @-blocks, two of them @comment
+def _names(people) -> list[tuple[str | None, str | None, str | None]]:
+    return [(a.given, a.particle, a.family) for a in people]
+
+
+def test_better_biblatex_export_all_entries_with_accents_decoded():
+    records = _by_key(ZOTERO_BIB)
+    assert len(records) == 240  # 242 @-blocks, two of them @comment (JabRef groups)
     assert all(not r.problems for r in records.values())
-    bunge = records["Bunge-2003-Considerationsdunphilosophe"].work
-    assert bunge.title == "Considérations d'un philosophe sur l'économique du néo-conservatisme (néo-libéralisme)"
-    assert bunge.type == "article-journal" and bunge.authors[0].family == "Bunge"
-    assert records["Bunge-1977-GeneralSystemsHolism"].work.authors[0].given == "MA"
-    assert records["Sayre-McCord-1988-MoralTheoryExplanatory"].work.authors[0].family == "Sayre-McCord"
-    assert records["--__theorytruthinauthor"].work.title.startswith('__"theory of truth"')
-    chapter = records["Bunge-1967-TurnTide"]
-    assert (chapter.work.type, chapter.work.venue, chapter.work.doi) == (
-        "chapter", "Quantum Theory and Reality", "10.1007/978-3-642-88026-1_1")
-    apostol = records["Apostol-1985-MarioBungesCritical"].work
-    assert (apostol.year, apostol.volume, apostol.issue, apostol.pages, apostol.arxiv) == (1985, "29", "2", "89-136", None)
-    assert records["Agassi-1982-Scientificphilosophytoday"].tags == ["Bunge Mario", "Philosophy", "Science"]
-    assert records["Bunge-1978-modelevolution"].work.doi == "10.1016/0307-904x(78)90008-2"
+    chapter = records["marganne:2014crossroads"].work  # @inbook, every value double-braced
+    assert chapter.title == "At the Crossroads of Greek and Roman Medicine: The Contribution of Latin Papyri"
+    assert _names(chapter.authors) == [("Marie-Hélène", None, "Marganne"), ("Magali", "de", "Haro Sanchez")]
+    assert _names(chapter.contributors["editor"]) == [("Brigitte", None, "Maire")]
+    assert (chapter.type, chapter.venue, chapter.publisher, chapter.year, chapter.pages) == (
+        "chapter", "'Greek' and 'Roman' in Latin medical texts: studies in cultural change and exchange in ancient "
+        "medicine", "Brill", 2014, "92-116")
+    assert chapter.doi == "10.1163/9789004273863_008"  # only in its dx.doi.org url
+    gobee = records["gobee:2011anatomicaltermsinfo"]
+    assert gobee.work.title.endswith("data-reuse from the Terminologia Anatomica and the foundational model of "
+                                     "anatomy and potentials for future development")  # \emph{...} dropped
+    assert [a.name for a in gobee.work.authors] == ["O. Paul Gobée", "Daniël Jansma", "Marco C. DeRuiter"]
+    assert (gobee.work.venue, gobee.work.published, gobee.work.volume, gobee.work.issue, gobee.work.pages) == (
+        "Clinical Anatomy", "2011-10", "24", "7", "817-830")
+    assert gobee.tags == ["Terminologia Anatomica", "anatomical terms", "foundational model of anatomy", "informatics",
+                          "translation", "web resources", "www.anatomicalterms.info"]
+    article = records["stephens-borg:2012da"].work
+    assert (article.pmid, article.doi, article.venue, article.volume) == (
+        "23248927", None, "Journal of perioperative practice", "22")  # PMID only in the note
+    assert _names(records["niermeyer:2002mediae"].work.authors) == [("J.F.", None, "Niermeyer"), ("C.", "van de", "Kieft")]
+    dictionary = records["glare:1982oxford"].work  # @collection: editors only
+    assert (dictionary.type, dictionary.authors, dictionary.contributors["editor"][0].name) == ("book", [], "P.G.W. Glare")
+    corporate = records["federativeinternationalcommitteeonanatomicalterminology:2008terminologia"].work
+    assert [(a.name, a.literal) for a in corporate.authors] == [
+        ("Federative International Committee on Anatomical Terminology", True)]
+    assert corporate.publisher == "Lippincott Williams & Wilkins"
+    assert records[":browse"].work.type == "webpage"  # the exporter's key for an item without author or date
+
+
+# Compared between the two exports of one library; not the language (``langid = {english}`` and ``"en"``),
+# URLs (the old BibLaTeX export escapes ``&`` in them) or abstracts (HTML markup in CSL, LaTeX in the .bib).
+SAME_IN_BOTH = ("title", "type", "year", "published", "doi", "pmid", "pmcid", "venue", "publisher", "volume", "issue",
+                "pages")
+
+
+def _compared(work: Work) -> dict:
+    return {**{name: getattr(work, name) for name in SAME_IN_BOTH}, "authors": [a.name for a in work.authors],
+            "editors": [a.name for a in work.contributors.get("editor", [])]}
+
+
+def test_one_zotero_library_as_biblatex_and_as_csl_json_gives_the_same_works():
+    bib, csl = _by_key(ZOTERO_BIB), _by_key(ZOTERO_CSL)
+    both = bib.keys() & csl.keys()
+    assert len(both) == 135  # the two exporters' keys differ for the other 73 items of the CSL file
+    assert [key for key in sorted(both) if _compared(bib[key].work) != _compared(csl[key].work)] == []
+
+
+def test_zotero_csl_json_ids_in_notes_markup_and_literal_names():
+    records = _by_key(ZOTERO_CSL)
+    assert len(records) == 208 and all(not r.problems for r in records.values())
+    banay = records["banay:1948introduction"].work  # "note": "PMID: 16016791\nPMCID: PMC194697"
+    assert (banay.pmid, banay.pmcid, banay.doi) == ("16016791", "PMC194697", None)
+    assert (banay.venue, banay.year, banay.published, banay.volume, banay.issue, banay.pages) == (
+        "Bulletin of the Medical Library Association", 1948, "1948-01", "36", "1", "1-27")  # year "1948" a string
+    assert records["dirckx:1983dermatologic"].work.title == "Dermatologic terms in the De Medicina of Celsus"  # <i>
+    chapter = records["ortoleva:2014meaning"].work
+    assert (chapter.type, chapter.title, chapter.doi, chapter.contributors["editor"][0].name) == (
+        "chapter", "The meaning and etymology of the adjective apiosus", "10.1163/9789004273863_016", "Brigitte Maire")
+    assert [(a.name, a.literal) for a in records["terminology:2008terminologia"].work.authors] == [
+        ("Federative International Committee on Anatomical Terminology", True)]
+    assert records["glare:1982oxford"].work.authors == []  # editor-only dictionary
+    assert [a.name for a in records["gobée:2011anatomicalterms"].work.authors][1] == "Daniël Jansma"
+
+
+def test_csl_date_ranges_are_read_as_their_start():
+    records = _by_key(FIXTURES / "bib" / "citeproc_testsuite_inputs.json")
+    work = records["date_LocalizedNumericYearRange:ITEM-1"].work  # [[2005, 11, 15], [2006, 12, 20]]
+    assert (work.year, work.published, work.extra["issued"]["date-parts"][1]) == (2005, "2005-11-15", [2006, 12, 20])
 
 
 def test_crossref_bibtex_transform():
@@ -48,26 +103,6 @@ def test_crossref_bibtex_transform():
     assert work.venue == "Nature Machine Intelligence"
 
 
-def test_zotero_csl_json_short_dois_fall_back_to_url():
-    records = _by_key(ZOTERO_CSL)
-    assert len(records) == 26
-    assert records["brittain2004"].work.doi == "10.1177/0193723504268729"  # DOI field holds shortDOI 10/fqd6hj
-    assert records["brittain2004"].work.pages == "429-452"
-    tannenbaum = records["tannenbaum2019"]  # shortDOI only, no doi.org URL: kept without DOI, with a problem
-    assert tannenbaum.work.doi is None and tannenbaum.work.title == "Sex, gender, and sports"
-    assert tannenbaum.problems == ["unreadable doi '10/gfzxgh'"]
-    assert records["courtofarbitrationforsport2019"].work.authors[0].name == "Court of Arbitration for Sport"
-
-
-def test_pandoc_csl_json_markup_and_date_ranges():
-    records = _by_key(PANDOC_CSL)
-    adams = records["Adams2001"].work
-    assert adams.title == "The physical volcanology of the 1600 eruption of Huaynaputina, southern Peru"
-    assert (adams.year, adams.published) == (2014, "2014-12-31")
-    assert records["Berndt1994"].work.title.startswith("Skizze zur Auslegungsgeschichte der Bücher Prouerbia")
-    assert records["Wordsworth1883"].work.authors == []  # editor-only book
-
-
 def test_identifiers_from_eprint_arxiv_dois_notes_and_urls():
     bib = r"""
 @misc{a, title={Attention}, eprint={1706.03762v5}, archivePrefix={arXiv}, primaryClass={cs.CL}}
@@ -76,6 +111,7 @@ def test_identifiers_from_eprint_arxiv_dois_notes_and_urls():
 @article{d, title={D}, eprint={20099996}, eprinttype={jstor}}
 @article{e, title={No ids at all}, author={Nobody, Ann}, year={1999}, note={513}}
 @article{f, title={F}, doi={10/abc}, url={https://arxiv.org/abs/hep-th/9901001v2}}
+@article{g, title={G}, doi={10/xyz}, url={https://doi.org/10.1000/XYZ.1}}
 """
     records = {r.key: r for r in parse_bibliography(bib)}
     assert (records["a"].work.arxiv, records["a"].work.type) == ("1706.03762", "preprint")
@@ -85,6 +121,8 @@ def test_identifiers_from_eprint_arxiv_dois_notes_and_urls():
     assert records["e"].work.title == "No ids at all" and records["e"].work.year == 1999
     assert records["e"].work.ids() == {}
     assert records["f"].work.ids() == {"arxiv": "hep-th/9901001"} and records["f"].problems == ["unreadable doi '10/abc'"]
+    # a shortDOI in the DOI field, the full DOI only in the doi.org URL: the URL's DOI, and no problem
+    assert records["g"].work.ids() == {"doi": "10.1000/xyz.1"} and not records["g"].problems
 
 
 def test_one_bad_bibtex_entry_does_not_stop_the_rest():

@@ -27,6 +27,8 @@ _HANDLED = frozenset({*_COLUMNS, *dict(_RICH), "page", "id", "citation-key", "DO
 _ROLES = CSL_NAME_VARIABLES - {"author"}
 _UNSEEN = object()
 _KEY = re.compile(r"^[^\s,{}#%\"'()=\\~]+$")
+_INT = {int}
+_FREE_TEXT = ("URL", "number", "note", "archive_location")  # where identifiers are looked for
 
 
 def parse_csl(text: str) -> list[ImportRecord]:
@@ -70,7 +72,7 @@ def _issued(issued: Any) -> tuple[int | None, str | None, bool]:
         return None, None, issued is not None
     parts_list = issued.get("date-parts") or [[]]
     parts = parts_list[0] if isinstance(parts_list, list) and parts_list and isinstance(parts_list[0], list) else []
-    if all(type(p) is int for p in parts):  # the usual case (bool is not int here: True is no number)
+    if set(map(type, parts)) <= _INT:  # the usual case (bool is not int here: True is no number)
         numbers = parts[:3]
     else:
         numbers = [int(p) for p in parts if str(p).strip().lstrip("-").isdigit()][:3]
@@ -120,7 +122,8 @@ def csl_record(index: int, item: Any, names: dict[tuple, Author | None] | None =
         return ImportRecord(work=Work(), problems=[f"item {index} is not a JSON object"])
     get = item.get
     key = get("citation-key") or get("id")
-    key = str(key) if key not in (None, "") and _KEY.match(str(key)) and "//" not in str(key) else None
+    key = None if key in (None, "") else str(key)
+    key = key if key and _KEY.match(key) and "//" not in key else None
     problems: list[str] = []
     try:
         year, published, richer = _issued(get("issued"))
@@ -131,15 +134,17 @@ def csl_record(index: int, item: Any, names: dict[tuple, Author | None] | None =
     ids, inferred, id_problems = find_ids(
         {"doi": get("DOI"), "pmid": get("PMID"), "pmcid": get("PMCID"),
          "arxiv": custom.get("arxiv"), "openalex": custom.get("openalex")},
-        (str(get(name) or "") for name in ("URL", "number", "note", "archive_location")),
+        [str(value) for name in _FREE_TEXT if (value := get(name))],
     )
-    extra = {name: value for name, value in item.items() if name not in _HANDLED and value not in (None, "", [])}
+    unhandled = item.keys() - _HANDLED
+    extra = {name: value for name, value in item.items() if name in unhandled and value not in (None, "", [])} \
+        if unhandled else {}
     if custom:
         extra.update({name: value for name, value in custom.items() if name not in ("arxiv", "openalex")})
     if richer and get("issued") is not None:
         extra["issued"] = item["issued"]
-    fields: dict[str, Any] = {column: clean(value) for name, column in _COLUMNS.items()
-                              if (value := get(name)) is not None}
+    fields: dict[str, Any] = {column: (" ".join(value.split()) or None) if type(value) is str else clean(value)
+                              for name, column in _COLUMNS.items() if (value := get(name)) is not None}
     for name, column in _RICH:
         text, fields[column] = _rich_text(get(name))
         if fields[column] != text and isinstance(get(name), str):

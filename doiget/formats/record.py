@@ -82,7 +82,7 @@ def find_ids(declared: dict[str, Any], free_text: Iterable[str]) -> tuple[dict[s
         if ref.kind not in ids:
             ids[ref.kind] = ref.id
             inferred.append(ref.kind)
-    if "doi" in ids:
+    if problems and "doi" in ids:
         problems = [p for p in problems if not p.startswith("unreadable doi")]
     return ids, inferred, problems
 
@@ -110,21 +110,29 @@ _KEYWORD_SEPARATOR = re.compile(r"[,;]")
 
 
 def keywords(value: Any) -> list[str]:
-    parts = value if isinstance(value, list) else _KEYWORD_SEPARATOR.split(str(value or ""))
-    return list(dict.fromkeys(t for t in (clean(p) for p in parts) if t))
+    if isinstance(value, list):
+        parts = value
+    else:
+        text = str(value or "")
+        parts = _KEYWORD_SEPARATOR.split(text) if ";" in text else text.split(",")
+    return list(dict.fromkeys(t for t in map(clean, parts) if t))
 
 
 def iso_date(parts: list[int]) -> str | None:
     """``[2020, 5, 1]`` as ``2020-05-01`` (year alone gives None: the year column holds it)."""
     if len(parts) < 2:
         return None
-    return "-".join(f"{n:02d}" if i else str(n) for i, n in enumerate(parts[:3]))
+    date = f"{parts[0]}-{parts[1]:02d}"
+    return f"{date}-{parts[2]:02d}" if len(parts) > 2 else date
+
+
+_EMPTY = (None, "", [], {})  # what a record leaves out (a true value is none of them)
 
 
 def make_record(key: str | None, fields: dict[str, Any], ids: dict[str, str], tags: list[str],
                 problems: list[str], inferred: list[str] = (), files: list[str] = ()) -> ImportRecord:
     """An :class:`ImportRecord`; a field the model rejects is reported and dropped, not the record."""
-    data = {name: value for name, value in fields.items() if value not in (None, "", [], {})}
+    data = {name: value for name, value in fields.items() if value or value not in _EMPTY}
     try:
         work = Work(**data, **ids)
     except ValidationError as exc:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 import time
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,7 +36,7 @@ from doiget.models import ID_FIELDS, Entry, Work
 from doiget.refs import Ref
 from doiget.services import checks, retractions, searching
 from doiget.services.session import Session
-from doiget.store import bulk, citekeys
+from doiget.store import bulk, citekeys, rows
 from doiget.store import dedupe as dedupe_store
 from doiget.store import entries as entry_store
 from doiget.store import organise as organise_store
@@ -173,7 +174,7 @@ def _import(store: Store, text_: str | Path, format: ImportFormat, tags: Sequenc
     late: list[_Late] = []
 
     def flush(last: bool = False) -> None:
-        with store.write() as conn:
+        with store.write() as conn, bulk.page_cache(conn):
             _write_chunk(conn, pending, list(tags), title_index, tag_ids, keys_taken, report, overwrite)
             _write_late(conn, late, tag_ids, report)
         for item in pending:
@@ -202,7 +203,8 @@ def _import(store: Store, text_: str | Path, format: ImportFormat, tags: Sequenc
             report[index].update(status="merged", id=item.entry_id, ref=ref,
                                  reason=report[index]["reason"] or f"same work as record {item.index} of this file")
     seconds = time.perf_counter() - started
-    counts = {status: sum(row["status"] == status for row in report) for status in ("added", "merged", "skipped")}
+    statuses = Counter(row["status"] for row in report)
+    counts = {status: statuses[status] for status in ("added", "merged", "skipped")}
     return {"records": len(report), **counts, "conflicts": sum(bool(row["conflicts"]) for row in report),
             "entries": len(items), "fetchable": _fetchable(store, items),
             "files": {item.entry_id: item.files for item in items if item.files},
@@ -213,7 +215,7 @@ def _import(store: Store, text_: str | Path, format: ImportFormat, tags: Sequenc
 def _compact(report: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The rows without their empty keys, each replaced in place (a large import never holds two copies)."""
     for index, row in enumerate(report):
-        report[index] = {k: v for k, v in row.items() if v not in (None, [])}
+        report[index] = {k: v for k, v in row.items() if v or v not in (None, [])}
     return report
 
 
@@ -393,7 +395,7 @@ def _write_chunk(conn: Connection, items: list[_Item], extra_tags: list[str], ti
     new, updates = [], []
     for item in items:
         kind, key = item.keys[0]
-        matches = list(dict.fromkeys(known[k] for k in item.keys if k in known))
+        matches = list(dict.fromkeys(known[k] for k in item.keys if k in known)) if known else []
         target = None
         for entry_id in matches:
             entry = stored[entry_id]
@@ -530,8 +532,8 @@ def _tag_ids(item: _Item, extra_tags: list[str], tag_ids: dict[str, int]) -> set
 def _fetchable(store: Store, items: list[_Item]) -> list[str]:
     with_ids = [item for item in items if item.ref]
     with store.read() as conn:
-        with_pdf = {entry_id for (entry_id,) in bulk.rows_for(
-            conn, "SELECT DISTINCT entry_id FROM artefacts WHERE kind = 'pdf' AND entry_id IN :ids",
+        with_pdf = {entry_id for (entry_id,) in rows.rows_for(
+            conn, f"SELECT DISTINCT entry_id FROM artefacts WHERE kind = 'pdf' AND entry_id {rows.IN_VALUES}",
             [item.entry_id for item in with_ids])}
     return [item.ref for item in with_ids if item.entry_id not in with_pdf]
 

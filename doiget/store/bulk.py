@@ -7,21 +7,22 @@ import string
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
+from operator import itemgetter
 
-from sqlalchemy import Connection, bindparam, text
+from sqlalchemy import Connection
 
 from doiget.models import ID_FIELDS, Work
 from doiget.store.entries import SCALAR_FIELDS, dump_extra
 from doiget.store.names import replace_names, write_names
+from doiget.store.rows import IN_VALUES, insert_rows, rows_for
 from doiget.store.store import now
 
 _COLUMNS = ID_FIELDS + SCALAR_FIELDS
-_IN_BATCH = 500  # values per IN (...) list, well under SQLite's variable limit
 
 
 def stored_ids(conn: Connection, kind: str, values: Iterable[str]) -> dict[str, int]:
     """``{value: entry id}`` for the ``kind`` identifiers (doi, arxiv, ...) the library already holds."""
-    rows = rows_for(conn, f"SELECT {kind}, id FROM entries WHERE {kind} IN :ids", list(dict.fromkeys(values)))
+    rows = rows_for(conn, f"SELECT {kind}, id FROM entries WHERE {kind} {IN_VALUES}", list(dict.fromkeys(values)))
     return {value.lower() if kind == "doi" else value: entry_id for value, entry_id in rows}  # doi is NOCASE
 
 
@@ -40,27 +41,28 @@ def insert_works(conn: Connection, works: Sequence[Work], tag_ids: Sequence[Iter
     for entry_id, work in zip(entry_ids, works):
         values = work.__dict__
         listed = tuple(values["sources"])
-        rows.append((entry_id, *[values[c] for c in _COLUMNS], 0,
+        rows.append((entry_id, *_column_values(values), 0,
                      sources.get(listed) or sources.setdefault(listed, json.dumps(values["sources"])),
                      stamp, stamp, values["citekey"], dump_extra(values["extra"])))
     tagged = [(entry_id, tag_id) for entry_id, tags in zip(entry_ids, tag_ids) for tag_id in tags]
     with _index_once(conn):
-        _insert_many(conn, _INSERT_ENTRY, rows)
+        insert_rows(conn, "entries", _ENTRY_COLUMNS, rows, _ENTRY_DEFAULTS)
         people = write_names(conn, list(zip(entry_ids, works)))
         add_tags(conn, tagged)
         index_entries(conn, entry_ids, people, _tag_text(conn, tagged))
     return entry_ids
 
 
-_INSERT_ENTRY = (f"INSERT INTO entries (id, {', '.join(_COLUMNS)}, is_stub, sources, created_at, updated_at, citekey, "
-                 f"extra) VALUES ({', '.join('?' * (len(_COLUMNS) + 7))})")
+_ENTRY_COLUMNS = ("id", *_COLUMNS, "is_stub", "sources", "created_at", "updated_at", "citekey", "extra")
+_ENTRY_DEFAULTS = {**dict.fromkeys(_COLUMNS + ("extra",)), "is_stub": 0}
+_column_values = itemgetter(*_COLUMNS)
 _NOCASE = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)  # SQLite's NOCASE folds ASCII only
 
 
 def _tag_text(conn: Connection, tagged: list[tuple[int, int]]) -> dict[int, str]:
     """Each tagged entry's tag text for search: its tags' stored names in the order of the tags column
     (NOCASE), joined by spaces, as the search-text triggers join them."""
-    names = dict(rows_for(conn, "SELECT id, name FROM tags WHERE id IN :ids", list({t for _, t in tagged})))
+    names = dict(rows_for(conn, f"SELECT id, name FROM tags WHERE id {IN_VALUES}", list({t for _, t in tagged})))
     by_entry: dict[int, list[str]] = defaultdict(list)
     for entry_id, tag_id in tagged:
         by_entry[entry_id].append(names[tag_id])
@@ -84,6 +86,21 @@ def _index_once(conn: Connection) -> Iterator[None]:
     yield  # on an error the caller's transaction is rolled back (SQLite may have done so already)
     for _, sql in saved:
         conn.exec_driver_sql(sql)
+
+
+IMPORT_CACHE_KIB = 64 * 1024
+
+
+@contextmanager
+def page_cache(conn: Connection) -> Iterator[None]:
+    """SQLite's page cache of ``conn`` raised to :data:`IMPORT_CACHE_KIB` while a chunk is written, then set
+    back: a chunk's inserts land all over the identifier, name and tag indexes, and with the default 2 MB
+    their pages are spilled and read again (100k import -7 % CPU). A failed chunk leaves the larger cap on
+    the pooled connection (a cap, not memory) rather than risk a second error."""
+    previous = conn.exec_driver_sql("PRAGMA cache_size").scalar()
+    conn.exec_driver_sql(f"PRAGMA cache_size = -{IMPORT_CACHE_KIB}")
+    yield
+    conn.exec_driver_sql(f"PRAGMA cache_size = {previous}")
 
 
 def index_entries(conn: Connection, entry_ids: list[int], people: dict[int, str], tags: dict[int, str]) -> None:
@@ -116,15 +133,6 @@ def update_works(conn: Connection, updates: Sequence[tuple[int, dict[str, object
 def add_tags(conn: Connection, pairs: list[tuple[int, int]]) -> None:
     """Tag entries: ``(entry id, tag id)`` pairs (already tagged pairs are left alone)."""
     _insert_many(conn, "INSERT OR IGNORE INTO entry_tags (entry_id, tag_id) VALUES (?, ?)", pairs)
-
-
-def rows_for(conn: Connection, sql: str, values: list) -> list[tuple]:
-    """Rows of ``sql`` (with an ``IN :ids`` list) for all ``values``, queried in batches."""
-    rows: list[tuple] = []
-    for start in range(0, len(values), _IN_BATCH):
-        rows += conn.execute(text(sql).bindparams(bindparam("ids", expanding=True)),
-                             {"ids": values[start:start + _IN_BATCH]}).all()
-    return rows
 
 
 def _insert_many(conn: Connection, sql: str, rows: list[tuple]) -> None:

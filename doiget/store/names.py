@@ -15,10 +15,14 @@ from functools import lru_cache
 from sqlalchemy import Connection, bindparam, text
 
 from doiget.models import Author, Work
+from doiget.store.rows import IN_VALUES, insert_rows, rows_for
 from doiget.text import fold
 
 _IN_BATCH = 500
 NAME_PARTS = ("name", "family", "given", "particle", "dropping_particle", "suffix")
+_NAME_COLUMNS = ("entry_id", "position", "author_id", "role", "name", "family", "given", "affiliation", "particle",
+                 "dropping_particle", "suffix", "literal")
+_NAME_DEFAULTS = {"affiliation": None, "particle": None, "dropping_particle": None, "suffix": None, "literal": 0}
 
 
 def author_key(author: Author) -> str:
@@ -45,32 +49,27 @@ def write_names(conn: Connection, pairs: Sequence[tuple[int, Work]]) -> dict[int
     """Insert the names of each ``(entry id, work)`` (the entries have none yet); returns each named
     entry's person text for search: the index spellings of its names joined by "; " in position order,
     as the search-text triggers join them."""
-    seen: dict[int, tuple[str, Author]] = {}  # id(Author) -> (its index key, it): many works share an Author
-    named = []
+    known: dict[int, tuple[str, Author, tuple]] = {}  # id(Author) -> (index key, it, its parts): works share Authors
+    named = []  # (entry id, position, role, what known holds)
     for entry_id, work in pairs:
         for position, (role, a) in enumerate(roles(work)):
-            known = seen.get(id(a)) or seen.setdefault(id(a), (author_key(a), a))
-            named.append((entry_id, position, role, *known))
+            about = known.get(id(a))
+            if about is None:
+                about = known[id(a)] = (author_key(a), a, (a.name, a.family, a.given, a.affiliation, a.particle,
+                                                           a.dropping_particle, a.suffix, int(a.literal)))
+            named.append((entry_id, position, role, about))
     if not named:
         return {}
-    people: dict[str, Author] = {}
-    for *_, key, a in named:
-        people[key] = a
+    people = {key: a for *_, (key, a, _) in named}  # each key's last spelling, in order of first use
     conn.exec_driver_sql("INSERT OR IGNORE INTO authors (key, name, family, given, orcid) VALUES (?, ?, ?, ?, ?)",
                          [(key, a.name, a.family, a.given, a.orcid) for key, a in people.items()])
-    index: dict[str, tuple[int, str]] = {}  # key -> (author id, index spelling)
-    keys = list(people)
-    for start in range(0, len(keys), _IN_BATCH):
-        index.update((key, (author_id, name)) for key, author_id, name in conn.execute(
-            text("SELECT key, id, name FROM authors WHERE key IN :keys").bindparams(
-                bindparam("keys", expanding=True)), {"keys": keys[start:start + _IN_BATCH]}))
-    conn.exec_driver_sql(
-        "INSERT INTO entry_authors (entry_id, position, author_id, affiliation, role, name, family, given, "
-        "particle, dropping_particle, suffix, literal) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        [(entry_id, position, index[key][0], a.affiliation, role, a.name, a.family, a.given, a.particle,
-          a.dropping_particle, a.suffix, int(a.literal)) for entry_id, position, role, key, a in named])
+    index = {key: (author_id, name) for key, author_id, name in  # key -> (author id, index spelling)
+             rows_for(conn, f"SELECT key, id, name FROM authors WHERE key {IN_VALUES}", list(people))}
+    insert_rows(conn, "entry_authors", _NAME_COLUMNS,
+                [(entry_id, position, index[key][0], role, *parts) for entry_id, position, role, (key, _, parts) in named],
+                _NAME_DEFAULTS)
     joined: dict[int, list[str]] = defaultdict(list)
-    for entry_id, _, _, key, _ in named:
+    for entry_id, _, _, (key, _, _) in named:
         joined[entry_id].append(index[key][1])
     return {entry_id: "; ".join(spellings) for entry_id, spellings in joined.items()}
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import base64
 import json
-from pathlib import Path
 
 import anyio
 import pytest
@@ -13,6 +12,7 @@ from loopback import Reply, _loopback_ca, _loopback_server, client_ca, https_ser
 from mcp import Client
 from mcp.shared.exceptions import MCPError
 from pdfgen import sample_paper
+from test_jats_import import JATS as PAPERS_JATS
 from test_mcp import server_params
 from test_tex import MAIN, METHODS, tarball
 
@@ -26,8 +26,8 @@ from doiget.models import Work
 from doiget.net.base import DEFAULT_BASES
 
 HTML = "ar5iv/latexml_0.8.8_shamkanov_companion_trimmed.html"
-JATS = "europepmc/jats_pmc_oa_1472-6831-8-11.nxml.xml"
-ARXIV_PHRASE, PMC_PHRASE = "Lyndon interpolation property", "sample of 119 patients"
+JATS = PAPERS_JATS / "PMC5828200.nxml"
+ARXIV_PHRASE, PMC_PHRASE = "Lyndon interpolation property", "46 million patients"
 
 
 @pytest.fixture
@@ -38,7 +38,7 @@ def loopback_env(https_server, client_ca, monkeypatch, upstream):
     for name, value in env.items():
         monkeypatch.setenv(name, value)
     https_server.route("/html/1707.08567", Reply(200, (upstream / HTML).read_bytes(), {"Content-Type": "text/html"}))
-    https_server.route("/PMC2329613/fullTextXML", Reply(200, (upstream / JATS).read_bytes(),
+    https_server.route("/PMC5828200/fullTextXML", Reply(200, JATS.read_bytes(),
                                                         {"Content-Type": "application/xml"}))
     https_server.route("/e-print/1707.08567", Reply(200, tarball({"paper.tex": MAIN.encode(),
                                                                  "sections/methods.tex": METHODS.encode()}),
@@ -52,7 +52,7 @@ def home(tmp_path, loopback_env, https_server):
     home = tmp_path / "lib"
     with Library(load_config(home)) as lib:
         lib.add(Work(arxiv="1707.08567", title="A Companion to Shamkanov's Circular Proofs"))
-        lib.add(Work(pmcid="PMC2329613", title="The Dutch version of the OHIP"))
+        lib.add(Work(pmcid="PMC5828200", title="Curcuminoid submicron particle"))
         fetched = lib.fetch_fulltext("arXiv:1707.08567")
         assert [a.status for a in fetched.alternates] == ["stored", "missing", "missing"]
         tex = lib.tex_source("arXiv:1707.08567", max_chars=100)
@@ -83,12 +83,12 @@ async def call(client, name, arguments):
 
 def test_read_and_find_both_papers_over_mcp(home, loopback_env, upstream, tmp_path):
     html_text = extract_ar5iv((upstream / HTML).read_bytes()).text
-    jats_text = extract_jats((upstream / JATS).read_bytes()).text
+    jats_text = extract_jats(JATS.read_bytes()).text
     pdf = sample_paper(doi="10.5555/imported.1")
 
     async def steps(client):
-        out = {"fetch": await call(client, "doiget_fetch_fulltext", {"ref": "PMC2329613"})}
-        for ref in ("arXiv:1707.08567", "PMC2329613"):
+        out = {"fetch": await call(client, "doiget_fetch_fulltext", {"ref": "PMC5828200"})}
+        for ref in ("arXiv:1707.08567", "PMC5828200"):
             pages, offset = [], 0
             while offset is not None:
                 page = await call(client, "doiget_paper_text", {"ref": ref, "offset": offset, "max_chars": 2500})
@@ -110,7 +110,7 @@ def test_read_and_find_both_papers_over_mcp(home, loopback_env, upstream, tmp_pa
             out["resource_errors"].append(err.value)
         out["added"] = await call(client, "doiget_add_pdf", {"content_base64": base64.b64encode(pdf).decode()})
         out["pdf_page"] = await call(client, "doiget_paper_text", {"ref": "10.5555/imported.1", "page": 3})
-        crows = (Path(__file__).parent.parent / "fixtures" / "papers" / "jats" / "PMC6398430.nxml").read_bytes()
+        crows = (PAPERS_JATS / "PMC6398430.nxml").read_bytes()
         out["jats"] = await call(client, "doiget_add_pdf", {"content_base64": base64.b64encode(crows).decode(),
                                                             "format": "jats"})
         out["tex"] = await call(client, "doiget_paper_tex_source", {"ref": "arXiv:1707.08567", "max_chars": 50})
@@ -121,13 +121,13 @@ def test_read_and_find_both_papers_over_mcp(home, loopback_env, upstream, tmp_pa
 
     out = anyio.run(mcp_session, home, loopback_env, steps)
     assert [a["status"] for a in out["fetch"]["alternates"]] == ["missing", "stored", "skipped"]
-    for ref, text, source in (("arXiv:1707.08567", html_text, "ar5iv"), ("PMC2329613", jats_text, "jats")):
+    for ref, text, source in (("arXiv:1707.08567", html_text, "ar5iv"), ("PMC5828200", jats_text, "jats")):
         pages = out[ref]
         assert "".join(p["text"] for p in pages) == text and len(pages) >= 3
         assert {p["source"] for p in pages} == {source} and pages[-1]["next_uri"] is None
     arxiv_hit, pmc_hit = (result["hits"][0] for result in out["hits"])
     assert arxiv_hit["ref"] == "arxiv:1707.08567" and f"**{ARXIV_PHRASE}**" in arxiv_hit["snippet"]
-    assert pmc_hit["ref"] == "pmcid:PMC2329613" and f"**{PMC_PHRASE}**" in pmc_hit["snippet"]
+    assert pmc_hit["ref"] == "pmcid:PMC5828200" and f"**{PMC_PHRASE}**" in pmc_hit["snippet"]
     assert ARXIV_PHRASE in html_text[arxiv_hit["char_start"]:arxiv_hit["char_end"]]
 
     assert {t.uri_template for t in out["templates"]} == {"doiget://entry/{id}/metadata",
@@ -167,9 +167,9 @@ def cli(home, *args):
 
 def test_read_and_find_both_papers_from_the_cli(home, upstream, tmp_path):
     with Library(load_config(home)) as lib:
-        lib.fetch_fulltext("PMC2329613")
+        lib.fetch_fulltext("PMC5828200")
     for ref, phrase, text in (("arXiv:1707.08567", ARXIV_PHRASE, extract_ar5iv((upstream / HTML).read_bytes()).text),
-                              ("PMC2329613", PMC_PHRASE, extract_jats((upstream / JATS).read_bytes()).text)):
+                              ("PMC5828200", PMC_PHRASE, extract_jats(JATS.read_bytes()).text)):
         grep = cli(home, "grep", f'"{phrase}"')
         assert grep.returncode == 0 and f"**{phrase}**" in grep.stdout
         assert grep.stdout.startswith(f"1. {ref.lower() if ref.startswith('arXiv') else 'pmcid:' + ref}")
@@ -179,9 +179,9 @@ def test_read_and_find_both_papers_from_the_cli(home, upstream, tmp_path):
             pieces.append(page["text"])
             offset = page["next_offset"]
         assert "".join(pieces) == text and len(pieces) >= 2
-    human = cli(home, "text", "PMC2329613", "--max-chars", "500")
-    assert human.stdout.startswith("# The Dutch version")
-    assert "next: doiget text pmcid:PMC2329613 --offset" in human.stdout
+    human = cli(home, "text", "PMC5828200", "--max-chars", "500")
+    assert human.stdout.startswith("# Curcuminoid submicron particle")
+    assert "next: doiget text pmcid:PMC5828200 --offset" in human.stdout
 
     pdf = tmp_path / "paper.pdf"
     pdf.write_bytes(sample_paper())

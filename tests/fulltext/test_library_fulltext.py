@@ -11,14 +11,17 @@ from pdfgen import sample_paper
 from doiget.config import load_config
 from doiget.errors import DoigetError, ErrorCode
 from doiget.fulltext import extract_ar5iv, extract_bioc, extract_jats, extract_pdf
+from doiget.fulltext import index as fulltext_index
+from doiget.fulltext import pdf
 from doiget.fulltext.alternates import ar5iv_url, bioc_url
 from doiget.fulltext.jatsmeta import read_jats_article
 from doiget.library import Library
 from doiget.models import Work
 from doiget.refs import Ref
 from doiget.net.europepmc import fulltext_xml_url
+from test_jats_import import JATS as PAPERS_JATS
 
-JATS = "europepmc/jats_pmc_oa_1472-6831-8-11.nxml.xml"
+JATS = PAPERS_JATS / "PMC5828200.nxml"  # absolute, so ``upstream / fixture`` below is this path too
 BIOC = "pmc_bioc/BioC_json_PMC4136787_unicode.json"
 HTML = "ar5iv/latexml_0.8.8_shamkanov_companion_trimmed.html"
 
@@ -54,18 +57,34 @@ def chunk_rows(lib, with_ids=True):
 def test_stored_artefact_is_indexed_and_reads_page_by_page(lib, upstream, kind, fixture, extractor):
     data = (upstream / fixture).read_bytes()
     doc = extractor(data)
-    entry = lib.add(Work(pmcid="PMC2329613", title="x"))
+    entry = lib.add(Work(pmcid="PMC5828200", title="x"))
     lib.add_artefact(entry.id, kind, data)
     rows = chunk_rows(lib, with_ids=False)
     assert [tuple(r) for r in rows] == [(c.seq, c.heading, c.page, c.char_start, c.char_end, c.text)
                                         for c in doc.chunks]
-    text, pages = read_all(lib, "PMC2329613", 2000)
+    text, pages = read_all(lib, "PMC5828200", 2000)
     assert text == doc.text and len(pages) > 2
     assert all(len(p.text) <= 2000 and p.content_sha256 == doc.content_sha256 for p in pages)
     assert all(p.next_offset == q.offset for p, q in zip(pages, pages[1:]))
     assert pages[-1].next_offset is None and pages[0].format == kind
     assert all(not p.text[-1].isalnum() or p is pages[-1] for p in pages)  # cut between words
     assert pages[0].page_range is None and "page_range" not in pages[0].as_json()
+
+
+def test_chunk_rows_written_several_inserts_at_a_time(lib, monkeypatch):
+    """A document with more chunks than one INSERT takes: every row in order, and an FTS index that
+    agrees with them (FTS5's integrity-check against its content table)."""
+    monkeypatch.setattr(fulltext_index, "INSERT_ROWS", 5)
+    data = JATS.read_bytes()
+    doc = extract_jats(data)
+    assert len(doc.chunks) % 5 and len(doc.chunks) > 10  # full batches and a short last one
+    entry = lib.add(Work(pmcid="PMC5828200", title="x"))
+    lib.add_artefact(entry.id, "jats", data)
+    assert [tuple(r) for r in chunk_rows(lib, with_ids=False)] == [
+        (c.seq, c.heading, c.page, c.char_start, c.char_end, c.text) for c in doc.chunks]
+    with lib.store.write() as conn:
+        conn.exec_driver_sql("INSERT INTO chunks_fts(chunks_fts, rank) VALUES ('integrity-check', 1)")
+    assert lib.search_text("curcuminoid")
 
 
 def test_pdf_pages_and_page_jumps(lib):
@@ -89,10 +108,10 @@ def test_pdf_pages_and_page_jumps(lib):
         assert err.value.code is ErrorCode.INVALID_INPUT, bad
 
 
-def test_auto_prefers_structured_text_and_search_reads_the_same_text(lib, upstream):
-    entry = lib.add(Work(pmcid="PMC2329613", title="OHIP-NL"))
+def test_auto_prefers_structured_text_and_search_reads_the_same_text(lib):
+    entry = lib.add(Work(pmcid="PMC5828200", title="Curcuminoid submicron particle"))
     lib.add_artefact(entry.id, "pdf", sample_paper())
-    lib.add_artefact(entry.id, "jats", (upstream / JATS).read_bytes())
+    lib.add_artefact(entry.id, "jats", JATS.read_bytes())
     assert lib.text(entry.id).format == "jats"
     assert lib.text(entry.id, format="pdf").format == "pdf"
     with pytest.raises(DoigetError) as err:
@@ -100,27 +119,27 @@ def test_auto_prefers_structured_text_and_search_reads_the_same_text(lib, upstre
     assert err.value.code is ErrorCode.NOT_FOUND
     # "soil" is only in the PDF: the JATS text is what this paper is read and searched as.
     assert lib.search_text("soil") == []
-    hit = lib.search_text('"sample of 119 patients"')[0]
-    assert hit.format == "jats" and hit.ref == "pmcid:PMC2329613" and "**sample of 119 patients**" in hit.snippet
+    hit = lib.search_text('"46 million patients"')[0]
+    assert hit.format == "jats" and hit.ref == "pmcid:PMC5828200" and "**46 million patients**" in hit.snippet
     page = lib.text(hit.ref, offset=hit.char_start, max_chars=hit.char_end - hit.char_start)
-    assert "sample of 119 patients" in page.text
+    assert "46 million patients" in page.text
 
 
 def test_search_text_syntax_filters_and_errors(lib, upstream):
-    jats = lib.add(Work(pmcid="PMC2329613", title="OHIP-NL", year=2008), tags=["dental"])
-    lib.add_artefact(jats.id, "jats", (upstream / JATS).read_bytes())
+    jats = lib.add(Work(pmcid="PMC5828200", title="Curcuminoid submicron particle", year=2018), tags=["alzheimer"])
+    lib.add_artefact(jats.id, "jats", JATS.read_bytes())
     bioc = lib.add(Work(pmcid="PMC4136787", title="BioC paper", year=2014))
     lib.add_artefact(bioc.id, "bioc", (upstream / BIOC).read_bytes())
     both = {h.ref for h in lib.search_text("group*", limit=100)}
-    assert both == {"pmcid:PMC2329613", "pmcid:PMC4136787"}
-    assert {h.ref for h in lib.search_text("group*", tag="dental", limit=100)} == {"pmcid:PMC2329613"}
+    assert both == {"pmcid:PMC5828200", "pmcid:PMC4136787"}
+    assert {h.ref for h in lib.search_text("group*", tag="alzheimer", limit=100)} == {"pmcid:PMC5828200"}
     assert {h.ref for h in lib.search_text("group*", ref="PMC4136787", limit=100)} == {"pmcid:PMC4136787"}
-    assert {h.ref for h in lib.search_text("group*", year_from=2010, limit=100)} == {"pmcid:PMC4136787"}
-    assert {h.ref for h in lib.search_text('"paste food" OR Cronbach', limit=100)} == both
-    assert lib.search_text("Cronbach*")[0].ref == "pmcid:PMC2329613"
-    assert lib.search_text("Cronbach NOT Cronbach") == []
-    hits = lib.search_text("heading:Methods", limit=100)
-    assert hits and all("Methods" in (h.heading or "") for h in hits)
+    assert {h.ref for h in lib.search_text("group*", year_from=2016, limit=100)} == {"pmcid:PMC5828200"}
+    assert {h.ref for h in lib.search_text('"paste food" OR curcuminoid', limit=100)} == both
+    assert lib.search_text("curcumin*")[0].ref == "pmcid:PMC5828200"
+    assert lib.search_text("curcuminoid NOT curcuminoid") == []
+    hits = lib.search_text("heading:assay", limit=100)
+    assert len(hits) > 1 and all("assay" in (h.heading or "") for h in hits)
     hits = lib.search_text("patients", limit=3)
     assert len(hits) == 3 and [h.score for h in hits] == sorted(h.score for h in hits)
     for bad in ('"unbalanced', "AND patients", "(patients"):
@@ -129,9 +148,9 @@ def test_search_text_syntax_filters_and_errors(lib, upstream):
         assert err.value.code is ErrorCode.INVALID_QUERY
 
 
-def test_reindex_is_idempotent(lib, upstream):
-    entry = lib.add(Work(pmcid="PMC2329613", title="OHIP-NL"))
-    lib.add_artefact(entry.id, "jats", (upstream / JATS).read_bytes())
+def test_reindex_is_idempotent(lib):
+    entry = lib.add(Work(pmcid="PMC5828200", title="Curcuminoid submicron particle"))
+    lib.add_artefact(entry.id, "jats", JATS.read_bytes())
     lib.add_artefact(entry.id, "pdf", sample_paper())
     before, sha = chunk_rows(lib), lib.text(entry.id).content_sha256
     report = lib.reindex(entry.ref_label)
@@ -144,8 +163,8 @@ def test_reindex_is_idempotent(lib, upstream):
     assert report.changed == 2 and seen == [(1, 2), (2, 2)] and report.failed == []
     assert chunk_rows(lib, with_ids=False) == [r[3:] for r in before]
     assert lib.text(entry.id).content_sha256 == sha
-    fts = lib.sql("SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH 'cronbach'")["rows"][0][0]
-    assert fts == lib.sql("SELECT count(*) FROM chunks WHERE text LIKE '%Cronbach%'")["rows"][0][0] > 0
+    fts = lib.sql("SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH 'curcuminoid'")["rows"][0][0]
+    assert fts == lib.sql("SELECT count(*) FROM chunks WHERE text LIKE '%curcuminoid%'")["rows"][0][0] > 0
 
 
 def test_extraction_failure_keeps_the_artefact(lib, caplog):
@@ -170,17 +189,17 @@ def test_text_without_full_text_is_not_found_and_never_fetches(lib, http):
     assert http.calls == []
 
 
-def test_search_can_include_fulltext(lib, upstream):
-    jats = lib.add(Work(pmcid="PMC2329613", title="Oral health impact profile"))
-    lib.add_artefact(jats.id, "jats", (upstream / JATS).read_bytes())
-    titled = lib.add(Work(doi="10.1000/cronbach", title="Cronbach alpha explained"))
-    plain = lib.search("cronbach")
+def test_search_can_include_fulltext(lib):
+    jats = lib.add(Work(pmcid="PMC5828200", title="Memory deficits in a mouse model"))
+    lib.add_artefact(jats.id, "jats", JATS.read_bytes())
+    titled = lib.add(Work(doi="10.1000/curcuminoid", title="Curcuminoid chemistry explained"))
+    plain = lib.search("curcuminoid")
     assert [h.id for h in plain] == [titled.id] and plain[0].fulltext is None
-    hits = lib.search("cronbach", include_fulltext=True)
+    hits = lib.search("curcuminoid", include_fulltext=True)
     assert [h.id for h in hits] == [titled.id, jats.id]
     assert hits[0].fulltext is None and hits[1].fulltext.format == "jats"
-    assert "**Cronbach" in hits[1].snippet and hits[1].fulltext.char_start >= 0
-    assert [h.id for h in lib.search("cronbach", include_fulltext=True, limit=1)] == [titled.id]
+    assert "**curcuminoid" in hits[1].snippet.lower() and hits[1].fulltext.char_start >= 0
+    assert [h.id for h in lib.search("curcuminoid", include_fulltext=True, limit=1)] == [titled.id]
 
 
 def test_add_pdf_offline_titles_entry_and_dedupes(tmp_path, monkeypatch):
@@ -214,6 +233,31 @@ def test_add_pdf_offline_titles_entry_and_dedupes(tmp_path, monkeypatch):
             assert err.value.code is ErrorCode.INVALID_INPUT
 
 
+def test_add_pdf_reads_the_file_once(tmp_path, monkeypatch, caplog):
+    """add_pdf's sniff and index come from one opening of the PDF; the chunks are extract_pdf's. A PDF whose
+    extraction fails is still imported from its sniff, stored without chunks, the failure logged."""
+    monkeypatch.setenv("DOIGET_PROFILE", "offline")
+    opened = []
+    open_pdf = pdf._open
+    monkeypatch.setattr(pdf, "_open", lambda data: opened.append(len(data)) or open_pdf(data))
+    with Library(load_config(tmp_path / "lib")) as lib:
+        data = sample_paper()
+        assert lib.add_pdf(data).identified_by == "doi" and opened == [len(data)]
+        assert [tuple(r) for r in chunk_rows(lib, with_ids=False)] == [
+            (c.seq, c.heading, c.page, c.char_start, c.char_end, c.text) for c in extract_pdf(data).chunks]
+
+        def fails(raw):
+            raise RuntimeError("layout bug")
+
+        monkeypatch.setattr(pdf, "_lay_out", fails)
+        with caplog.at_level(logging.WARNING, logger="doiget.library"):
+            added = lib.add_pdf(sample_paper(doi="10.1234/other", arxiv="2102.00001v1"))
+        assert "cannot index pdf artefact" in caplog.text
+        assert added.entry.doi == "10.1234/other" and added.entry.title == "Field Methods for Soil Ecology"
+        assert len(added.entry.artefacts) == 1
+        assert lib.sql(f"SELECT count(*) FROM chunks WHERE entry_id = {added.entry.id}")["rows"] == [[0]]
+
+
 def test_add_pdf_resolves_the_sniffed_doi(lib, http, upstream):
     crossref = "https://api.crossref.org/works/10.1073%2Fpnas.1414271111"
     http.routes[crossref] = (200, upstream / "crossref/works_10.1073_pnas.1414271111.json")
@@ -244,13 +288,13 @@ def test_fetch_fulltext_stores_and_indexes_alternates(lib, http, upstream):
     again = lib.fetch_fulltext("PMC4136787")
     assert again.alternates[2].status == "already_stored" and len(http.calls) == calls + 1  # JATS retried
 
-    other = lib.add(Work(pmcid="PMC2329613", title="JATS paper"))
-    http.routes[fulltext_xml_url(Ref("pmcid", "PMC2329613"))] = (200, upstream / JATS)
+    other = lib.add(Work(pmcid="PMC5828200", title="JATS paper"))
+    http.routes[fulltext_xml_url(Ref("pmcid", "PMC5828200"))] = (200, JATS)
     outcomes = lib.fetch_fulltext(other.id).alternates
     assert [a.status for a in outcomes] == ["missing", "stored", "skipped"]
-    references = read_jats_article((upstream / JATS).read_bytes()).references
+    references = read_jats_article(JATS.read_bytes()).references
     assert outcomes[1].citation_edges == len(references) > 0  # the fetched JATS' reference list, as edges
-    assert bioc_url(Ref("pmcid", "PMC2329613")) not in http.urls()
+    assert bioc_url(Ref("pmcid", "PMC5828200")) not in http.urls()
 
 
 def test_fetch_fulltext_reports_unusable_pages(lib, http):

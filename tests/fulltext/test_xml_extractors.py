@@ -8,43 +8,43 @@ from doiget.fulltext.bioc import extract_bioc
 from doiget.fulltext.html import extract_ar5iv
 from doiget.fulltext.jats import extract_jats
 from invariants import assert_well_formed
+from test_jats_import import JATS
 
 
 def headings(doc) -> list[str]:
     return [line for line in doc.text.splitlines() if line.startswith("#")]
 
 
-def test_jats_oral_health_article(upstream):
-    doc = extract_jats((upstream / "europepmc/jats_pmc_oa_1472-6831-8-11.nxml.xml").read_bytes())
+def test_jats_oncotarget_article_with_tables():
+    doc = extract_jats((JATS / "PMC5828200.nxml").read_bytes())
     assert doc.source == "jats"
-    assert doc.title == ("The Dutch version of the Oral Health Impact Profile (OHIP-NL): "
-                         "Translation, reliability and construct validity")
+    assert doc.title == ("Curcuminoid submicron particle ameliorates cognitive deficits and decreases amyloid "
+                         "pathology in Alzheimer’s disease mouse model")
     found = headings(doc)
-    assert found[:6] == ["# " + doc.title, "## Abstract", "### Background", "### Methods", "### Results",
-                         "### Conclusion"]
-    body = found[found.index("## Methods"):]
-    assert body[:3] == ["## Methods", "### Oral Health Impact Profile", "### Translation into Dutch"]
-    assert "## Discussion" in found
-    assert "examined in a sample of 119 patients" in doc.text
-    assert "Cronbach's alphas and average inter-item correlations" in doc.text  # a table caption
-    assert "Measuring oral health: a conceptual framework" not in doc.text  # reference list skipped
+    assert found[:4] == ["# " + doc.title, "## Abstract", "## INTRODUCTION", "## RESULTS"]
+    methods = found[found.index("## MATERIALS AND METHODS"):]
+    assert methods[:3] == ["## MATERIALS AND METHODS", "### Animals", "### Preparation of aqueous dispersion with CSP"]
+    assert "## DISCUSSION" in found
+    assert "affecting more than 46 million patients worldwide" in doc.text
+    assert "Table 1 Pharmacokinetic analysis of un-nanosized curcuminoid (C)" in doc.text  # a table caption
+    assert "Mass spectrometry of purified amyloid beta protein" not in doc.text  # reference list skipped
     assert_well_formed(doc)
 
 
-def test_jats_plos_article_with_nested_sections_and_figures(upstream):
-    doc = extract_jats((upstream / "europepmc/jats_pmc_oa_pone.0000217.nxml.xml").read_bytes())
-    assert doc.title == "Quantifying Organismal Complexity using a Population Genetic Approach"
+def test_jats_plos_article_with_nested_sections_and_figures():
+    data = (JATS / "pntd.0008301.nxml").read_bytes()
+    doc = extract_jats(data)
+    assert doc.title.startswith("Risk factors associated with failing pre-transmission assessment surveys")
     found = headings(doc)
-    model = found.index("## Model and Results")
-    assert found[model + 1:model + 3] == ["### Linear Fitness Decline", "### Exponential-type Fitness Decline"]
-    assert "### Estimates of Phenotypic Complexity for VSV and ΦX174" in found
+    methods = found.index("## Methods")
+    assert found[methods + 1:methods + 3] == ["### Data sources", "### Outcome and covariate variables"]
     assert "## Acknowledgments" in found
-    assert "Fisher's geometric model in two-dimensional phenotypic space. Fitness varies" in doc.text
-    assert "Chance and necessity: the evolution of morphological complexity" not in doc.text
-    chunk = next(c for c in doc.chunks if "drift load" in c.text)
+    assert "Fig 1 Number of pre-TAS by country." in doc.text
+    assert "Global programme to eliminate lymphatic filariasis: progress" not in doc.text
+    chunk = next(c for c in doc.chunks if "sentinel and spot-check sites" in c.text)
     assert chunk.heading and chunk.page is None
     assert_well_formed(doc)
-    assert extract_jats((upstream / "europepmc/jats_pmc_oa_pone.0000217.nxml.xml").read_bytes()) == doc
+    assert extract_jats(data) == doc
 
 
 def test_jats_inline_and_display_formulas_as_tex():
