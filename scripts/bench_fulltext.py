@@ -33,6 +33,7 @@ sys.path.insert(0, str(ROOT / "tests" / "fulltext"))
 
 from doiget.config import load_config  # noqa: E402
 from doiget.fulltext.pdf import extract_pdf  # noqa: E402
+from doiget.fulltext.pdfpage import text_page  # noqa: E402
 from doiget.library import Library  # noqa: E402
 from doiget.models import Work  # noqa: E402
 from pdfgen import long_paper  # noqa: E402
@@ -45,10 +46,9 @@ def raw_text(data: bytes) -> int:
 
 def text_pages(data: bytes) -> None:
     """Only MuPDF's text page of every page, as extract_pdf builds it: the part no extractor avoids."""
-    flags = pymupdf.TEXT_PRESERVE_WHITESPACE | pymupdf.TEXT_MEDIABOX_CLIP
     with pymupdf.open(stream=data, filetype="pdf") as doc:
-        for page in doc:
-            page.get_textpage(flags=flags)
+        for number in range(doc.page_count):
+            text_page(pymupdf.mupdf.fz_load_page(doc.this, number))
 
 
 def best_of(repeat: int, func, blobs: list[bytes]) -> float:

@@ -78,7 +78,7 @@ def _words(text: str) -> set[str]:
     """The words and compounds of ``text``. None spans whitespace, so each distinct token is read once; a
     token that is all letters once its punctuation is stripped is one word, the pattern reads the rest
     (it costs 40 ns a character)."""
-    cores = {token.strip(_EDGES) for token in text.split()}
+    cores = {token.strip(_EDGES) for token in set(text.split())}
     words = {core for core in cores if core.isalpha()}
     words.update(_WORDS.findall("\n".join(cores - words)))
     return words

@@ -8,7 +8,8 @@ re-extracted text exactly.
 """
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
 
@@ -20,7 +21,7 @@ from doiget.fulltext.bioc import extract_bioc
 from doiget.fulltext.document import Document
 from doiget.fulltext.html import extract_ar5iv
 from doiget.fulltext.jats import extract_jats
-from doiget.fulltext.pdf import extract_pdf
+from doiget.fulltext.pdf import PdfSniff, extract_pdf, read_pdf
 from doiget.fulltext.tex import extract_tex
 from doiget.gcpause import gc_paused
 from doiget.store.blobs import BlobStore
@@ -42,8 +43,21 @@ def extract(kind: str, data: bytes) -> Document:
     extraction passes a limit of :mod:`doiget.fulltext.guard` (CPU time, nesting)."""
     if kind not in EXTRACTORS:
         raise DoigetError(ErrorCode.INVALID_INPUT, f"cannot extract text from a {kind!r} artefact")
-    with guard.deadline(guard.EXTRACT_SECONDS, f"{kind} extraction"), gc_paused():
+    with _limits(kind):
         return EXTRACTORS[kind](data)
+
+
+def extract_and_sniff_pdf(data: bytes) -> tuple[Document, PdfSniff]:
+    """A PDF's Document and what it says about itself (:func:`~doiget.fulltext.pdf.read_pdf`: one reading
+    of the file), under the limits of :func:`extract`."""
+    with _limits("pdf"):
+        return read_pdf(data)
+
+
+@contextmanager
+def _limits(kind: str) -> Iterator[None]:
+    with guard.deadline(guard.EXTRACT_SECONDS, f"{kind} extraction"), gc_paused():
+        yield
 
 
 def load_document(blobs: BlobStore, kind: str, sha256: str, *, fresh: bool = False) -> Document:

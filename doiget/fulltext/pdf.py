@@ -25,10 +25,11 @@ from doiget.fulltext.builder import TextBuilder
 from doiget.fulltext.document import Document
 from doiget.fulltext.hyphens import Vocabulary, join_lines
 from doiget.fulltext.pdfpage import Line
-from doiget.fulltext.pdfmeta import PdfSniff, sniff_document
+from doiget.fulltext.pdfmeta import SNIFF_PAGES, PdfSniff, sniff_document
 
 if TYPE_CHECKING:  # PyMuPDF costs ~0.2 s to import; only PDF work pays it
     import pymupdf
+    from pymupdf import mupdf
 
 HEADING_RATIO = 1.15
 MAX_HEADING_CHARS = 150
@@ -66,9 +67,43 @@ class _Page:
 
 def extract_pdf(data: bytes) -> Document:
     """Extract page-aware, sectioned text; pages without a text layer go to ``empty_pages``."""
+    raw, _ = _read(data, sniff=False)
+    return _lay_out(raw)
+
+
+def sniff_pdf(data: bytes) -> PdfSniff:
+    """Every identifier (DOI, arXiv id, PMID, PMCID), the title and authors a PDF states (see :mod:`.pdfmeta`)."""
+    from pymupdf import mupdf
+
     with _open(data) as doc:
-        raw = [_page_lines(page) for page in doc]
-        page_count = doc.page_count
+        return sniff_document(doc, [pdfpage.text_page(mupdf.fz_load_page(doc.this, number))
+                                    for number in range(min(SNIFF_PAGES, doc.page_count))])
+
+
+def read_pdf(data: bytes) -> tuple[Document, PdfSniff]:
+    """:func:`extract_pdf` and :func:`sniff_pdf` from one opening of the file: the sniff reads the text pages
+    extraction builds."""
+    raw, sniff = _read(data, sniff=True)
+    return _lay_out(raw), sniff
+
+
+def _read(data: bytes, sniff: bool) -> tuple[list[_Page], PdfSniff | None]:
+    """Each page's text blocks as read, and with ``sniff`` what the PDF says about itself."""
+    from pymupdf import mupdf
+
+    with _open(data) as doc:
+        raw, first = [], []
+        for number in range(doc.page_count):
+            page = mupdf.fz_load_page(doc.this, number)
+            textpage = pdfpage.text_page(page)
+            raw.append(_page_lines(page, textpage))
+            if sniff and number < SNIFF_PAGES:
+                first.append(textpage)
+        return raw, sniff_document(doc, first) if sniff else None
+
+
+def _lay_out(raw: list[_Page]) -> Document:
+    """The Document of the pages as read: furniture dropped, reading order, headings, hyphens, chunks."""
     kept, fonts = _drop_furniture(raw)
     pages = [_reading_order(blocks, page.width) for blocks, page in zip(kept, raw)]
     vocab = Vocabulary.of(line.text for blocks in pages for b in blocks for line in b.lines)
@@ -98,13 +133,7 @@ def extract_pdf(data: bytes) -> Document:
             level = levels[_size_key(group[0].size)] if kind == "size" else _bold_level(text)
             title = title or (text if level == 1 else None)
             builder.heading(text, level)
-    return builder.build("pdf", title=title, page_count=page_count, empty_pages=empty_pages)
-
-
-def sniff_pdf(data: bytes) -> PdfSniff:
-    """Every identifier (DOI, arXiv id, PMID, PMCID), the title and authors a PDF states (see :mod:`.pdfmeta`)."""
-    with _open(data) as doc:
-        return sniff_document(doc)
+    return builder.build("pdf", title=title, page_count=len(raw), empty_pages=empty_pages)
 
 
 def _open(data: bytes) -> pymupdf.Document:
@@ -123,18 +152,20 @@ def _open(data: bytes) -> pymupdf.Document:
     return doc
 
 
-def _page_lines(page: pymupdf.Page) -> _Page:
+def _page_lines(page: mupdf.FzPage, textpage: mupdf.FzStextPage) -> _Page:
     """The page's text blocks in content-stream order (no images, no sorting: reading order comes later)."""
-    rect = page.rect
-    width = rect.width
+    from pymupdf import mupdf
+
+    rect = mupdf.fz_bound_page(page)  # pymupdf.Page.rect's sides
+    width = max(0, rect.x1 - rect.x0)
     blocks = []
-    for bbox, lines in pdfpage.page_blocks(page):
+    for bbox, lines in pdfpage.page_blocks(textpage):
         # text at an angle in a side margin: arXiv's stamp, a publisher's notice
         kept = [line for line in lines
                 if line.upright or not pdflayout.in_side_margin(line.bbox[0], line.bbox[2], width)]
         if kept:
             blocks.append((bbox, kept))
-    return _Page(blocks, width, rect.height)
+    return _Page(blocks, width, max(0, rect.y1 - rect.y0))
 
 
 def _drop_furniture(pages: list[_Page]) -> tuple[list[list[_Block]], frozenset[str]]:

@@ -22,6 +22,7 @@ from doiget.refs import Ref, try_parse
 
 if TYPE_CHECKING:
     import pymupdf
+    from pymupdf import mupdf
 
 SNIFF_PAGES = 2
 TITLE_SIZE_TOLERANCE = 0.6
@@ -81,14 +82,14 @@ class PdfSniff:
         return next((r.id for r in self.refs if r.kind == kind), None)
 
 
-def sniff_document(doc: pymupdf.Document) -> PdfSniff:
-    """Identifiers, title and authors of an open PyMuPDF document."""
-    info = {k: v for k, v in (doc.metadata or {}).items() if isinstance(v, str)}
-    xmp = doc.get_xml_metadata() or ""
+def sniff_document(doc: pymupdf.Document, first_pages: list[mupdf.FzStextPage]) -> PdfSniff:
+    """Identifiers, title and authors of an open PyMuPDF document, given MuPDF's text pages of its first
+    :data:`SNIFF_PAGES` pages (one text page per page serves the identifiers, the title and extraction)."""
     import pymupdf
 
-    # one text page per sniffed page serves both the identifiers and the title
-    textpages = [doc[i].get_textpage(flags=pymupdf.TEXT_MEDIABOX_CLIP) for i in range(min(SNIFF_PAGES, doc.page_count))]
+    info = {k: v for k, v in (doc.metadata or {}).items() if isinstance(v, str)}
+    xmp = doc.get_xml_metadata() or ""
+    textpages = [pymupdf.TextPage(textpage) for textpage in first_pages]
     texts = [textpage.extractText().replace(SOFT_HYPHEN, "") for textpage in textpages]
     metadata = [xmp, info.get("subject", ""), info.get("keywords", "")]
     rejected: list[str] = []

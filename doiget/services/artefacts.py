@@ -10,6 +10,7 @@ from typing import Any
 from doiget import limits
 from doiget.errors import DoigetError, ErrorCode
 from doiget.fulltext import index as fulltext_index
+from doiget.fulltext.document import Document
 from doiget.fulltext.jatsmeta import read_jats_article
 from doiget.fulltext.pdf import PdfSniff, sniff_pdf
 from doiget.models import Author, Work
@@ -35,9 +36,10 @@ def pdf_path(lib: Session, ref: RefLike) -> Path | None:
 
 
 def add_artefact(lib: Session, ref: RefLike, kind: str, data: bytes | Download | os.PathLike[str], *,
-                 mime: str | None = None, source: str | None = None, url: str | None = None) -> str:
+                 mime: str | None = None, source: str | None = None, url: str | None = None,
+                 document: Document | None = None) -> str:
     """Store ``data`` as a blob and record it as the entry's ``kind`` artefact; returns its SHA-256
-    (see :meth:`doiget.Library.add_artefact`)."""
+    (see :meth:`doiget.Library.add_artefact`). ``document``: its text, when the caller has extracted it."""
     lib.config.require("write")
     try:
         with lib.store.read() as conn:
@@ -56,15 +58,18 @@ def add_artefact(lib: Session, ref: RefLike, kind: str, data: bytes | Download |
         entry_id = entry_store.require_id(conn, entry_ref(ref))
         artefact_id = artefact_store.insert(conn, entry_id, kind, sha, size, mime, source, url)
     if artefact_id is not None and kind in fulltext_index.EXTRACTORS:
-        index_artefact(lib, artefact_id, kind, sha)
+        index_artefact(lib, artefact_id, kind, sha, document=document)
     return sha
 
 
-def index_artefact(lib: Session, artefact_id: int, kind: str, sha256: str, *, fresh: bool = False) -> dict[str, Any]:
-    """Extract one stored artefact (outside any transaction) and write its chunk rows. An extraction
-    failure is logged and returned, never raised: the artefact stays stored, with no chunks."""
+def index_artefact(lib: Session, artefact_id: int, kind: str, sha256: str, *, fresh: bool = False,
+                   document: Document | None = None) -> dict[str, Any]:
+    """Extract one stored artefact (outside any transaction; ``document``: already extracted) and write its
+    chunk rows. An extraction failure is logged and returned, never raised: the artefact stays stored, with
+    no chunks."""
     try:
-        doc = fulltext_index.load_document(lib.store.blobs, kind, sha256, fresh=fresh)
+        doc = document if document is not None else fulltext_index.load_document(lib.store.blobs, kind, sha256,
+                                                                                 fresh=fresh)
     except Exception as exc:  # extractors are fed untrusted bytes; any failure must leave the artefact be
         error = exc if isinstance(exc, DoigetError) else DoigetError(
             ErrorCode.INTERNAL_ERROR, f"{type(exc).__name__} while extracting: {exc}")
@@ -83,7 +88,10 @@ def add_pdf(lib: Session, pdf: bytes | str | os.PathLike[str], ref: RefLike | No
     sha, stored = _stored_copy(lib, data, "pdf")
     if stored is not None:
         return stored
-    sniff = sniff_pdf(data)
+    try:  # one reading of the file gives the text to index and what the PDF says about itself
+        document, sniff = fulltext_index.extract_and_sniff_pdf(data)
+    except Exception:  # a PDF that fails extraction is still imported (and its indexing failure logged)
+        document, sniff = None, sniff_pdf(data)
     refs = [entry_ref(ref)] if ref is not None else sniff.refs
     identified_by = "ref" if ref is not None else refs[0].kind if refs else "title"
     with lib.store.read() as conn:
@@ -95,7 +103,7 @@ def add_pdf(lib: Session, pdf: bytes | str | os.PathLike[str], ref: RefLike | No
     elif ref is None and len(refs) > 1:  # the PDF's other ids fill the entry's empty id fields
         with lib.store.write() as conn:
             entry_id = entry_store.upsert_work(conn, Work(**{r.kind: r.id for r in refs}), stub=True)
-    add_artefact(lib, entry_id, "pdf", data, mime="application/pdf", source="import")
+    add_artefact(lib, entry_id, "pdf", data, mime="application/pdf", source="import", document=document)
     return {"entry": entries.info(lib, entry_id), "sha256": sha, "duplicate": False, "identified_by": identified_by,
             "resolved": resolved}
 

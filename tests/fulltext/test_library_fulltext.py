@@ -12,6 +12,7 @@ from doiget.config import load_config
 from doiget.errors import DoigetError, ErrorCode
 from doiget.fulltext import extract_ar5iv, extract_bioc, extract_jats, extract_pdf
 from doiget.fulltext import index as fulltext_index
+from doiget.fulltext import pdf
 from doiget.fulltext.alternates import ar5iv_url, bioc_url
 from doiget.fulltext.jatsmeta import read_jats_article
 from doiget.library import Library
@@ -230,6 +231,31 @@ def test_add_pdf_offline_titles_entry_and_dedupes(tmp_path, monkeypatch):
             with pytest.raises(DoigetError) as err:
                 lib.add_pdf(bad)
             assert err.value.code is ErrorCode.INVALID_INPUT
+
+
+def test_add_pdf_reads_the_file_once(tmp_path, monkeypatch, caplog):
+    """add_pdf's sniff and index come from one opening of the PDF; the chunks are extract_pdf's. A PDF whose
+    extraction fails is still imported from its sniff, stored without chunks, the failure logged."""
+    monkeypatch.setenv("DOIGET_PROFILE", "offline")
+    opened = []
+    open_pdf = pdf._open
+    monkeypatch.setattr(pdf, "_open", lambda data: opened.append(len(data)) or open_pdf(data))
+    with Library(load_config(tmp_path / "lib")) as lib:
+        data = sample_paper()
+        assert lib.add_pdf(data).identified_by == "doi" and opened == [len(data)]
+        assert [tuple(r) for r in chunk_rows(lib, with_ids=False)] == [
+            (c.seq, c.heading, c.page, c.char_start, c.char_end, c.text) for c in extract_pdf(data).chunks]
+
+        def fails(raw):
+            raise RuntimeError("layout bug")
+
+        monkeypatch.setattr(pdf, "_lay_out", fails)
+        with caplog.at_level(logging.WARNING, logger="doiget.library"):
+            added = lib.add_pdf(sample_paper(doi="10.1234/other", arxiv="2102.00001v1"))
+        assert "cannot index pdf artefact" in caplog.text
+        assert added.entry.doi == "10.1234/other" and added.entry.title == "Field Methods for Soil Ecology"
+        assert len(added.entry.artefacts) == 1
+        assert lib.sql(f"SELECT count(*) FROM chunks WHERE entry_id = {added.entry.id}")["rows"] == [[0]]
 
 
 def test_add_pdf_resolves_the_sniffed_doi(lib, http, upstream):

@@ -15,7 +15,7 @@ PAPERS = Path(__file__).resolve().parent.parent / "fixtures" / "papers" / "pdf"
 
 
 def _lines(page: pymupdf.Page) -> dict[str, pdfpage.Line]:
-    return {line.text: line for _, lines in pdfpage.page_blocks(page) for line in lines}
+    return {line.text: line for _, lines in pdfpage.page_blocks(pdfpage.text_page(page.this)) for line in lines}
 
 
 def _mixed_page() -> pymupdf.Page:
@@ -62,6 +62,30 @@ def test_boxes_match_pymupdf_line_boxes():
             x0, y0, x1, y1 = ours[text].bbox
             assert abs(x0 - line["bbox"][0]) < 0.5 and abs(x1 - line["bbox"][2]) < 0.5
             assert y0 <= line["bbox"][3] and y1 >= line["bbox"][1]  # MuPDF's and PyMuPDF's heights differ a little
+
+
+@pytest.mark.parametrize("name", [p.name for p in sorted(PAPERS.glob("*.pdf"))] + ["turned, annotated pages"])
+def test_text_page_is_pymupdfs(name):
+    """The text page read from MuPDF directly is the one PyMuPDF's Page.get_textpage builds with the same
+    flags, page by page as both writers print it: the real papers, pages turned by /Rotate (which PyMuPDF
+    reads unrotated) and annotations' text (a stamp, a comment)."""
+    if name.startswith("turned"):
+        doc = pymupdf.open(stream=sample_paper(), filetype="pdf")
+        for page, rotation in zip(doc, (90, 180, 270, 0)):
+            page.set_rotation(rotation)
+        doc[4].add_stamp_annot(pymupdf.Rect(300, 300, 500, 360), stamp=0)
+        doc[4].add_freetext_annot(pymupdf.Rect(72, 700, 400, 740), "A reviewer's comment on this page")
+        data = doc.tobytes()
+    else:
+        data = (PAPERS / name).read_bytes()
+    flags = pymupdf.TEXT_PRESERVE_WHITESPACE | pymupdf.TEXT_MEDIABOX_CLIP
+    ours, theirs = pymupdf.open(stream=data, filetype="pdf"), pymupdf.open(stream=data, filetype="pdf")
+    for number in range(ours.page_count):
+        mine = pdfpage.text_page(pymupdf.mupdf.fz_load_page(ours.this, number))
+        pymupdfs = theirs[number].get_textpage(flags=flags).this
+        for writer, arg in ((pymupdf.mupdf.fz_print_stext_page_as_json, 100),
+                            (pymupdf.mupdf.fz_print_stext_page_as_html, 0)):
+            assert pdfpage._write(writer, mine, arg) == pdfpage._write(writer, pymupdfs, arg)
 
 
 def test_writers_out_of_step_fall_back_to_first_character_fonts(monkeypatch):
