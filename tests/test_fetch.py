@@ -74,7 +74,7 @@ def assert_nothing_partial(lib: Library) -> None:
 
 def test_fetch_also_stores_the_structured_full_text(lib, env, upstream):
     serve_pnas(env)
-    jats = (upstream.parent / "papers" / "jats" / "pntd.0008301.nxml").read_bytes()  # a PMC JATS file
+    jats = (upstream.parent / "papers" / "jats" / "PMC4113009.xml").read_bytes()  # a Europe PMC JATS answer
     env.route(f"/europepmc/{PNAS_PMCID}/fullTextXML", Reply(200, jats, {"Content-Type": "application/xml"}))
     result = lib.fetch(PNAS_DOI)
     assert result.pdf.status == "fetched"

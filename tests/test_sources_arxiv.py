@@ -103,7 +103,7 @@ def test_truncated_and_foreign_xml_are_upstream_errors(upstream):
         arxiv.parse_feed(body[:1500])
     assert err.value.code is ErrorCode.UPSTREAM_ERROR and "malformed XML" in err.value.message
     with pytest.raises(DoigetError, match="not an Atom feed"):
-        arxiv.parse_feed((upstream.parent / "papers/jats/pntd.0008301.nxml").read_bytes())
+        arxiv.parse_feed((upstream.parent / "papers/jats/PMC4113009.xml").read_bytes())
 
 
 def test_entity_declarations_are_refused_not_expanded(upstream):

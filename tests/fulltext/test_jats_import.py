@@ -29,10 +29,10 @@ TRUTH = {
                         "Florian Uhl", 80, 80),
     "PMC7417471.nxml": ({"doi": "10.1186/s40580-020-00237-4", "pmid": "32776254", "pmcid": "PMC7417471"},
                         "Adel Mohammed Al-Dhahebi", 206, 206),
-    "elife-56337.nxml": ({"doi": "10.7554/elife.56337", "pmid": "32479262", "pmcid": "PMC7289599"},
-                         "Gernot Wolf", 56, 56),
-    "pntd.0008301.nxml": ({"doi": "10.1371/journal.pntd.0008301", "pmid": "32479495", "pmcid": "PMC7289444"},
-                          "Clara R. Burgert-Brucker", 53, 52),  # refs 47 and 48 cite the same paper
+    "PMC4113009.xml": ({"doi": "10.1186/1475-2875-13-210", "pmid": "24888439", "pmcid": "PMC4113009"},
+                       "Binh V Le", 62, 62),
+    "f1000research.5879.2.xml": ({"doi": "10.12688/f1000research.5879.2"}, "Gabriel M. Leal", 43, 43),
+    "fpsyg.2014.01582.xml": ({"doi": "10.3389/fpsyg.2014.01582"}, "Friederike Range", 97, 97),
     "ptag100.xml": ({"doi": "10.1093/ptep/ptag100"}, "Jeong Ryeol Choi", 55, 55),
 }
 
@@ -65,11 +65,11 @@ def test_tables_footnotes_summaries_and_sub_articles_are_text():
     crows = extract_jats((JATS / "PMC6398430.nxml").read_bytes()).text
     assert "Paired Wilcoxon signed-rank test" in crows  # a table footnote
     assert "## Summary" in crows  # the teaser abstract
-    pntd = extract_jats((JATS / "pntd.0008301.nxml").read_bytes()).text
-    assert "## Author summary" in pntd
-    elife = extract_jats((JATS / "elife-56337.nxml").read_bytes()).text
-    assert "## Decision letter" in elife and "## Author response" in elife
-    assert "In the interests of transparency, eLife publishes" in elife  # boxed text in the decision letter
+    f1000 = extract_jats((JATS / "f1000research.5879.2.xml").read_bytes()).text
+    assert "## Referee response for version 2" in f1000  # referee reports are sub-articles
+    assert "## Response\n\nWe appreciate your time and effort" in f1000  # the authors' reply nested in a report
+    frontiers = extract_jats((JATS / "fpsyg.2014.01582.xml").read_bytes()).text
+    assert "Social tolerance refers to the close proximity of individuals" in frontiers  # a boxed "key concept"
 
 
 def test_floats_group_tables_become_text():

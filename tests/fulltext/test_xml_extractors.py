@@ -31,17 +31,17 @@ def test_jats_oncotarget_article_with_tables():
     assert_well_formed(doc)
 
 
-def test_jats_plos_article_with_nested_sections_and_figures():
-    data = (JATS / "pntd.0008301.nxml").read_bytes()
+def test_jats_bmc_article_with_nested_sections_and_figures():
+    data = (JATS / "PMC4113009.xml").read_bytes()  # Europe PMC's fullTextXML of a Malaria Journal article
     doc = extract_jats(data)
-    assert doc.title.startswith("Risk factors associated with failing pre-transmission assessment surveys")
+    assert doc.title == "Dihydroisoxazole inhibitors of Anopheles gambiae seminal transglutaminase AgTG3"
     found = headings(doc)
     methods = found.index("## Methods")
-    assert found[methods + 1:methods + 3] == ["### Data sources", "### Outcome and covariate variables"]
-    assert "## Acknowledgments" in found
-    assert "Fig 1 Number of pre-TAS by country." in doc.text
-    assert "Global programme to eliminate lymphatic filariasis: progress" not in doc.text
-    chunk = next(c for c in doc.chunks if "sentinel and spot-check sites" in c.text)
+    assert found[methods + 1:methods + 3] == ["### Library design and synthesis", "### AgTG3 FITC-CAD plate assay"]
+    assert "## Acknowledgements" in found
+    assert "Figure 1 Chemical mechanism of transglutaminase and DHI inhibitors." in doc.text
+    assert "Eradication of screw-worms through release of sterilized males" not in doc.text  # reference list skipped
+    chunk = next(c for c in doc.chunks if "Three-day-old virgin males were injected" in c.text)
     assert chunk.heading and chunk.page is None
     assert_well_formed(doc)
     assert extract_jats(data) == doc
