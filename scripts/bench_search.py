@@ -18,10 +18,12 @@ from __future__ import annotations
 
 import argparse
 import random
+import re
 import sqlite3
 import statistics
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -111,11 +113,16 @@ def used_bytes(path: Path) -> int:
 
 
 def queries(n: int, home: Path) -> dict[str, list[str]]:
-    """Query classes from the corpus vocabulary, by document frequency in this library."""
+    """Query classes from the library's own words (ranked by frequency in its first 2,000 entries: the
+    corpus vocabulary it was built from, read back, so the classes do not move when the recorded texts
+    behind scripts/synthetic_corpus.py change), by document frequency in this library."""
+    db = sqlite3.connect(home / "library.sqlite3")
+    counts = Counter(word for text, in db.execute("SELECT title || ' ' || abstract FROM entries WHERE id <= 2000")
+                     for word in re.findall(r"[a-z0-9]+", text.lower()))
     corpus = Corpus(seed=7)
+    corpus.vocabulary = sorted(counts, key=lambda w: (-counts[w], w))
     rng = random.Random(7)
     vocab = corpus.vocabulary
-    db = sqlite3.connect(home / "library.sqlite3")
 
     def df(match: str) -> int:
         return db.execute("SELECT count(*) FROM entries_fts WHERE entries_fts MATCH ?", (match,)).fetchone()[0]

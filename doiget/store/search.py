@@ -80,21 +80,24 @@ def page(conn: sqlite3.Connection, match: str, limit: int, offset: int = 0, clau
     ``clauses`` filter the entry aliased ``e``. ``conn`` is :func:`prepare` d."""
     values = {**(params or {}), "match": match, "limit": limit, "offset": offset}
     clauses = tuple(clauses)
+    wanted = offset + limit
     if any(_SEPARATOR.search(term) for term in _QUOTED.findall(match)):
         rows = _one_pass(conn, values, clauses, budget=PHRASE_BUDGET * (offset + limit))
         if rows is not None:
             return rows
-    wanted, common = offset + limit, False
-    if is_one_term(match):
-        # A word is counted to one past the page (all its matches on it: one pass); a prefix, whose count
-        # would expand it once more, only where it may be common; either past COMMON_DF where it may be.
-        prefix = match.endswith("*")
-        matches = _count(conn, match, 0 if prefix else wanted + 1, max(COMMON_DF, wanted) + 1)
-        if 0 < matches <= wanted:
-            return _one_pass(conn, values, clauses)
-        if matches == 0 and not prefix:
-            return []
-        common = matches > COMMON_DF
+        few = 0  # more than the page matches
+    else:
+        few = 0 if "*" in match else wanted + 1  # a prefix's count would expand it once more
+    # Counted to one past the page (all matches on it: ranked and shown in one pass) in a small library, where
+    # they often fit; past COMMON_DF where a word or prefix may be common. Else ranked at once (ranking
+    # walks the matches again).
+    one_term = is_one_term(match)
+    many = max(COMMON_DF, wanted) + 1 if one_term else 0
+    large, matches = conn.execute(_COUNT_SQL, {"match": match, "few": few, "many": many,
+                                               "common": COMMON_DF}).fetchone()
+    if (many if large else few) and matches <= wanted:  # counted, and all on the page
+        return _one_pass(conn, values, clauses) if matches else []
+    common = one_term and matches > COMMON_DF
     started = time.thread_time()
     ranked_rows = ranked(conn, match, limit, offset, clauses, params, common=common)
     # (a prefix is expanded again at every lookup: its matches are always walked)
@@ -151,7 +154,8 @@ def ranked(conn: sqlite3.Connection, match: str, limit: int, offset: int = 0, cl
                      f"{' AND '.join(clauses)})")
     values = {**(params or {}), "match": match, "limit": limit, "offset": offset}
     if common is None:
-        common = is_one_term(match) and _count(conn, match, 0, COMMON_DF + 1) > COMMON_DF
+        common = is_one_term(match) and conn.execute(_COUNT_SQL, {
+            "match": match, "few": 0, "many": COMMON_DF + 1, "common": COMMON_DF}).fetchone()[1] > COMMON_DF
     if common:
         boosted = where + ["+entries_fts.rowid IN (SELECT rowid FROM entries_fts WHERE entries_fts MATCH :boosted)"]
         rows = _ranked(conn, boosted, {**values, "boosted": f"{{{' '.join(BOOSTED)}}} : {match}"}, bool(clauses))
@@ -193,14 +197,11 @@ def is_one_term(match: str) -> bool:
     return _ONE_TERM.fullmatch(match) is not None
 
 
-_COUNT_SQL = ("SELECT count(*) FROM (SELECT 1 FROM entries_fts WHERE entries_fts MATCH :match LIMIT "
-              "CASE WHEN (SELECT max(id) FROM entries) > :common THEN max(:few, :many) ELSE :few END)")
-
-
-def _count(conn: sqlite3.Connection, match: str, few: int, many: int) -> int:
-    """How many rows ``match`` matches, counting no further than ``few``, or than ``many`` in a library that can
-    hold more than COMMON_DF entries (entries <= max id: in a smaller one no word is common); 0 if not walked."""
-    return conn.execute(_COUNT_SQL, {"match": match, "few": few, "many": many, "common": COMMON_DF}).fetchone()[0]
+# Whether the library can hold more than :common entries (entries <= max id: in a smaller one no word is
+# common), and how many rows :match matches, counting no further than :many in such a library, else :few.
+_COUNT_SQL = ("SELECT (SELECT max(id) FROM entries) > :common, (SELECT count(*) FROM (SELECT 1 FROM entries_fts "
+              "WHERE entries_fts MATCH :match LIMIT CASE WHEN (SELECT max(id) FROM entries) > :common "
+              "THEN :many ELSE :few END))")
 
 
 _HAS_PDF = "EXISTS (SELECT 1 FROM artefacts x WHERE x.entry_id = e.id AND x.kind = 'pdf')"
