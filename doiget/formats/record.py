@@ -6,12 +6,13 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
+from unicodedata import is_normalized, normalize
 from urllib.parse import unquote
 
 from pydantic import ValidationError
 
 from doiget.errors import DoigetError
-from doiget.models import Work
+from doiget.models import Author, Work
 from doiget.refs import Ref, try_parse
 
 
@@ -106,7 +107,7 @@ def pages(value: Any) -> str | None:
     return _PAGE_DASH.sub("-", text) if text else None
 
 
-_KEYWORD_SEPARATOR = re.compile(r"[,;]")
+_BARE_COMMA = re.compile(r",\S")
 
 
 def keywords(value: Any) -> list[str]:
@@ -114,7 +115,9 @@ def keywords(value: Any) -> list[str]:
         parts = value
     else:
         text = str(value or "")
-        parts = _KEYWORD_SEPARATOR.split(text) if ";" in text else text.split(",")
+        # Scopus and Web of Science join keywords with '; ' (one may hold ', ': "Diabetes Mellitus, Type 2");
+        # Better BibTeX with a bare ',' (a Zotero tag may hold '; ': "Handbooks; manuals; etc").
+        parts = text.split(";") if ";" in text and not _BARE_COMMA.search(text) else text.split(",")
     return list(dict.fromkeys(t for t in map(clean, parts) if t))
 
 
@@ -129,10 +132,32 @@ def iso_date(parts: list[int]) -> str | None:
 _EMPTY = (None, "", [], {})  # what a record leaves out (a true value is none of them)
 
 
+def nfc(value: Any) -> Any:
+    """``value`` with every string in Unicode NFC: Zotero may give "u" + U+0308 for "ü", and exports,
+    search, merging and citekeys must see one spelling of a text."""
+    kind = type(value)
+    if kind is str:
+        return value if value.isascii() or is_normalized("NFC", value) else normalize("NFC", value)
+    if kind is list:
+        return [nfc(item) for item in value]
+    if kind is dict:
+        return {name: nfc(item) for name, item in value.items()}
+    if kind is Author:
+        parts = {name: composed for name in _AUTHOR_TEXT if (text := getattr(value, name)) is not None
+                 and (composed := nfc(text)) is not text}
+        return value.model_copy(update=parts) if parts else value
+    return value
+
+
+_AUTHOR_TEXT = ("name", "family", "given", "particle", "dropping_particle", "suffix", "affiliation")
+
+
 def make_record(key: str | None, fields: dict[str, Any], ids: dict[str, str], tags: list[str],
                 problems: list[str], inferred: list[str] = (), files: list[str] = ()) -> ImportRecord:
-    """An :class:`ImportRecord`; a field the model rejects is reported and dropped, not the record."""
-    data = {name: value for name, value in fields.items() if value or value not in _EMPTY}
+    """An :class:`ImportRecord` with its text in NFC; a field the model rejects is reported and dropped,
+    not the record. Attachment paths are kept byte for byte (they name files)."""
+    data = {name: nfc(value) for name, value in fields.items() if value or value not in _EMPTY}
+    key, tags = nfc(key), nfc(tags)
     try:
         work = Work(**data, **ids)
     except ValidationError as exc:
