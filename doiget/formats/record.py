@@ -155,7 +155,7 @@ _AUTHOR_TEXT = ("name", "family", "given", "particle", "dropping_particle", "suf
 def make_record(key: str | None, fields: dict[str, Any], ids: dict[str, str], tags: list[str],
                 problems: list[str], inferred: list[str] = (), files: list[str] = ()) -> ImportRecord:
     """An :class:`ImportRecord` with its text in NFC; a field the model rejects is reported and dropped,
-    not the record. Attachment paths are kept byte for byte (they name files)."""
+    not the record. The attachment paths (``files``) are kept byte for byte: they name files on disk."""
     data = {name: nfc(value) for name, value in fields.items() if value or value not in _EMPTY}
     key, tags = nfc(key), nfc(tags)
     try:
