@@ -139,24 +139,24 @@ def nfc(value: Any) -> Any:
     if kind is str:
         return value if value.isascii() or is_normalized("NFC", value) else normalize("NFC", value)
     if kind is list:
-        return [nfc(item) for item in value]
+        return [item if type(item) is str and item.isascii() else nfc(item) for item in value]
     if kind is dict:
-        return {name: nfc(item) for name, item in value.items()}
+        return {name: item if type(item) is str and item.isascii() else nfc(item) for name, item in value.items()}
     if kind is Author:
-        parts = {name: composed for name in _AUTHOR_TEXT if (text := getattr(value, name)) is not None
-                 and (composed := nfc(text)) is not text}
-        return value.model_copy(update=parts) if parts else value
+        parts = value.__dict__
+        joined = " ".join([text for text in parts.values() if type(text) is str])  # ' ' composes with nothing
+        if joined.isascii() or is_normalized("NFC", joined):
+            return value  # the usual case, checked in one pass
+        return value.model_copy(update={name: nfc(text) for name, text in parts.items() if type(text) is str})
     return value
-
-
-_AUTHOR_TEXT = ("name", "family", "given", "particle", "dropping_particle", "suffix", "affiliation")
 
 
 def make_record(key: str | None, fields: dict[str, Any], ids: dict[str, str], tags: list[str],
                 problems: list[str], inferred: list[str] = (), files: list[str] = ()) -> ImportRecord:
     """An :class:`ImportRecord` with its text in NFC; a field the model rejects is reported and dropped,
     not the record. The attachment paths (``files``) are kept byte for byte: they name files on disk."""
-    data = {name: nfc(value) for name, value in fields.items() if value or value not in _EMPTY}
+    data = {name: value if type(value) is str and value.isascii() else nfc(value)
+            for name, value in fields.items() if value or value not in _EMPTY}
     key, tags = nfc(key), nfc(tags)
     try:
         work = Work(**data, **ids)
