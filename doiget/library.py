@@ -321,10 +321,12 @@ class Library:
         exist (relative paths from the bibliography's folder). Returns counts, a per-record report and
         ``fetchable`` refs; ``progress(done, total)`` is called after each chunk of entries is written
         (``total`` is None until the whole input has been read)."""
+        from doiget.gcpause import gc_paused
         from doiget.services import bibliography
 
-        return r.ImportReport.model_validate(bibliography.import_document(
-            self, text_or_path, format, tags, progress, overwrite=overwrite, attach_files=attach_files))
+        with gc_paused():  # one typed row per record: collections would walk the whole import's objects
+            return r.ImportReport.model_validate(bibliography.import_document(
+                self, text_or_path, format, tags, progress, overwrite=overwrite, attach_files=attach_files))
 
     def set_citekey(self, ref: RefLike, key: str) -> Entry:
         """Give an entry the citation key ``key`` (unique in the library; BibTeX-safe characters only)."""

@@ -156,8 +156,8 @@ def csl_record(index: int, item: Any, names: dict[tuple, Author | None] | None =
         extra["issued"] = item["issued"]
     for name in CSL_DATE_VARIABLES.intersection(extra):
         extra[name] = _date(extra[name])
-    fields: dict[str, Any] = {column: (" ".join(value.split()) or None) if type(value) is str else clean(value)
-                              for name, column in _COLUMNS.items() if (value := get(name)) is not None}
+    fields: dict[str, Any] = {column: clean(value) for name, column in _COLUMNS.items()
+                              if (value := get(name)) is not None}
     for name, column in _RICH:
         text, fields[column] = _rich_text(get(name))
         if fields[column] != text and isinstance(get(name), str):

@@ -43,7 +43,8 @@ def bare_doi(value: str) -> str:
     """A DOI as written in a record (``doi:``, ``https://dx.doi.org/``, ``info:doi/``, braces,
     percent-escapes) reduced to the bare ``10.x/y`` form; unchanged when it is none of these."""
     text = value.strip().strip("{}").strip()
-    text = _DOI_PREFIX.sub("", text).strip()
+    if not text.startswith("10."):  # no prefix to take off a bare DOI
+        text = _DOI_PREFIX.sub("", text).strip()
     if "%" in text:
         text = unquote(text)
     return text
@@ -98,8 +99,20 @@ def clean(value: Any) -> str | None:
     """``value`` as one line of text, None when empty."""
     if value is None:
         return None
-    text = " ".join(str(value).split())
+    text = str(value)
+    if len(text) < _LONG or not one_line(text):
+        text = " ".join(text.split())
     return text or None
+
+
+_LONG = 100  # below this, splitting costs less than looking
+_NOT_ONE_LINE = ("  ", "\t", "\n", "\r", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x1f")  # ASCII's white space but " "
+
+
+def one_line(text: str) -> bool:
+    """Whether ``text`` is ASCII that :func:`clean` leaves as it is (white space only single inner spaces): a
+    long abstract then skips a split into a string per word. Other text is not looked at (False)."""
+    return text.isascii() and not any(map(text.__contains__, _NOT_ONE_LINE)) and text[:1] != " " and text[-1:] != " "
 
 
 def pages(value: Any) -> str | None:
