@@ -12,7 +12,7 @@ from urllib.parse import unquote
 from pydantic import ValidationError
 
 from doiget.errors import DoigetError
-from doiget.models import Author, Work
+from doiget.models import Work
 from doiget.refs import Ref, try_parse
 
 
@@ -155,20 +155,17 @@ def nfc(value: Any) -> Any:
         return [item if type(item) is str and item.isascii() else nfc(item) for item in value]
     if kind is dict:
         return {name: item if type(item) is str and item.isascii() else nfc(item) for name, item in value.items()}
-    if kind is Author:
-        parts = value.__dict__
-        joined = " ".join([text for text in parts.values() if type(text) is str])  # ' ' composes with nothing
-        if joined.isascii() or is_normalized("NFC", joined):
-            return value  # the usual case, checked in one pass
-        return value.model_copy(update={name: nfc(text) for name, text in parts.items() if type(text) is str})
     return value
+
+
+_NAMES = ("authors", "contributors")  # Authors are made in NFC (formats.names.make_author)
 
 
 def make_record(key: str | None, fields: dict[str, Any], ids: dict[str, str], tags: list[str],
                 problems: list[str], inferred: list[str] = (), files: list[str] = ()) -> ImportRecord:
     """An :class:`ImportRecord` with its text in NFC; a field the model rejects is reported and dropped,
     not the record. The attachment paths (``files``) are kept byte for byte: they name files on disk."""
-    data = {name: value if type(value) is str and value.isascii() else nfc(value)
+    data = {name: value if (type(value) is str and value.isascii()) or name in _NAMES else nfc(value)
             for name, value in fields.items() if value or value not in _EMPTY}
     key, tags = nfc(key), nfc(tags)
     try:
