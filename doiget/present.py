@@ -11,9 +11,14 @@ from doiget.refs import KINDS
 def label(ids: Mapping[str, Any], entry_id: int) -> str:
     """How to name an entry: ``kind:id`` of its first identifier (doi, arxiv, pmid, pmcid, openalex),
     else ``#<id>`` (an imported PDF without identifiers); the Library accepts both.
-    ``store.citations.REF_SQL`` spells the same rule in SQL (a test keeps them equal)."""
+    :data:`REF_SQL` spells the same rule in SQL (a test keeps them equal)."""
     kind = next((k for k in KINDS if ids.get(k)), None)
     return f"{kind}:{ids[kind]}" if kind else f"#{entry_id}"
+
+
+# label() of the entry aliased ``e``, computed in SQL.
+REF_SQL = ("coalesce('doi:' || e.doi, 'arxiv:' || e.arxiv, 'pmid:' || e.pmid, 'pmcid:' || e.pmcid, "
+           "'openalex:' || e.openalex, '#' || e.id)")
 
 
 def to_json(value: Any) -> Any:

@@ -70,8 +70,9 @@ def build(cache: Path, n: int) -> tuple[Path, Path]:
                 [(i, f"10.5555/synthetic.{i}", " ".join(corpus.words(rng.randint(6, 14))).capitalize(),
                   " ".join(corpus.words(rng.randint(120, 250))).capitalize() + ".", rng.choice(corpus.venues),
                   rng.randint(1990, 2026), int(i % 50 == 0)) for i in ids])
-            db.executemany("INSERT INTO entry_authors (entry_id, position, author_id) VALUES (?, ?, ?)",
-                           [(i, p, rng.randrange(len(authors)) + 1) for i in ids for p in range(rng.randint(1, 8))])
+            named = [(i, p, rng.randrange(len(authors)) + 1) for i in ids for p in range(rng.randint(1, 8))]
+            db.executemany("INSERT INTO entry_authors (entry_id, position, author_id, name) VALUES (?, ?, ?, ?)",
+                           [(i, p, a, authors[a - 1]) for i, p, a in named])  # name: the entry's own spelling
         db.execute("INSERT INTO entry_search_text (id, authors) SELECT entry_id, group_concat(name, '; ') FROM "
                    "(SELECT ea.entry_id, a.name FROM entry_authors ea JOIN authors a ON a.id = ea.author_id "
                    "ORDER BY ea.entry_id, ea.position) GROUP BY entry_id")

@@ -8,6 +8,7 @@ hanging the suite.
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
 
@@ -184,3 +185,17 @@ def test_stored_hostile_artefact_is_reported_by_reindex_not_raised(tmp_path):
             lib.text(entry.id)
         assert caught.value.code is ErrorCode.INVALID_INPUT
         json.dumps(report.as_json())
+
+
+def test_cpu_deadline_is_noticed_within_one_clock_read():
+    """Checks read the clock once in CLOCK_EVERY: a passed deadline is reported by one of the next
+    CLOCK_EVERY checks, and a nested, later deadline leaves the outer one in force."""
+    with guard.deadline(0.0, "pdf extraction"):
+        spent = time.thread_time()
+        while time.thread_time() == spent:  # let the thread's clock pass the deadline
+            sum(range(1000))
+        with guard.deadline(60.0, "inner"), pytest.raises(DoigetError) as caught:
+            for _ in range(guard.CLOCK_EVERY):
+                guard.check()
+    assert caught.value.details["limit"] == "cpu_seconds" and "pdf extraction" in caught.value.message
+    guard.check()  # reported once, and disarmed outside the block

@@ -23,6 +23,19 @@ def test_search_ranks_title_hits_first_and_highlights(lib):
     assert [h.score for h in hits] == sorted(h.score for h in hits)
 
 
+def test_hits_equal_validated_hits(lib):
+    """Hits are built from the store's rows without validation: each equals the validated model of its own
+    fields, in its JSON too (byte for byte: what the MCP tool and the CLI print)."""
+    from doiget.models import SearchHit
+
+    hits = lib.search("test* OR cancer", limit=100)
+    assert any(h.has_pdf for h in hits) and any(not h.has_pdf for h in hits) and any(h.tags for h in hits)
+    for hit in hits:
+        validated = SearchHit.model_validate(hit.model_dump())
+        assert hit == validated and hit.model_dump_json() == validated.model_dump_json()
+        assert hit.model_fields_set == validated.model_fields_set
+        assert hit.model_copy(update={"score": 1.0}).score == 1.0 and hit.score != 1.0
+
 def test_search_filters(lib):
     everything = {h.ref for h in lib.search("test* OR cancer", limit=100)}
     assert len(everything) == 12

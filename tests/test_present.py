@@ -1,10 +1,9 @@
-"""One label per entry: the Python rule (present.label), the SQL spelling (store.citations.REF_SQL) and
+"""One label per entry: the Python rule (present.label), the SQL spelling (present.REF_SQL) and
 search summaries name every entry the same way, identifiers or not."""
 from __future__ import annotations
 
 from doiget import Work, open_library
 from doiget.present import entry_dict, fetch_json, label
-from doiget.models import ID_FIELDS
 from doiget.store import citations as citation_store
 from doiget.store import search as search_store
 
@@ -23,7 +22,7 @@ def test_every_spelling_of_the_label_agrees(tmp_path):
         with lib.store.read() as conn:
             sql_refs = {i: d["ref"] for i, d in citation_store.describe(conn, ids).items()}
         with lib.store.query_raw("test") as conn:
-            summary_refs = {i: s["ref"] for i, s in search_store.shown(conn, '"alpha"', ids, ID_FIELDS).items()}
+            summary_refs = {i: s["ref"] for i, s in search_store.shown(conn, '"alpha"', ids).items()}
         expected = {e.id: e.ref_label for e in stored}
         assert expected == sql_refs == summary_refs
         assert expected[ids[3]] == f"#{ids[3]}" and expected[ids[0]] == "doi:10.1234/a"

@@ -86,7 +86,7 @@ def test_offset_pages_are_slices_of_the_full_ranking(corpus, match):
     lib, bare, stubs = corpus
     expected = plain_bm25(bare, stubs, match, 1000)
     with lib.store.query_raw("test") as conn:
-        pages = [search_store.page(conn, match, 7, offset, ("doi",)) for offset in range(0, len(expected) + 7, 7)]
+        pages = [search_store.page(conn, match, 7, offset) for offset in range(0, len(expected) + 7, 7)]
     assert [(hit["id"], hit["score"]) for page in pages for hit in page] == expected
     assert all(hit["ref"] == f"doi:10.1000/{hit['id'] - 1}" and "**" in hit["snippet"] for page in pages for hit in page)
 
@@ -220,8 +220,8 @@ def test_snippets_by_lookup_equal_snippets_by_walk(corpus, match):
     lib, _, _ = corpus
     with lib.store.query_raw("test") as conn:
         ids = [entry_id for entry_id, _ in search_store.ranked(conn, match, 20)]
-        walked = search_store.shown(conn, match, ids, ("doi",))
-        looked_up = search_store.shown(conn, match, ids, ("doi",), seek=True)
+        walked = search_store.shown(conn, match, ids)
+        looked_up = search_store.shown(conn, match, ids, seek=True)
     assert ids and len(walked) == len(ids) and walked == looked_up
 
 
@@ -230,3 +230,4 @@ def test_search_is_the_same_whichever_way_snippets_are_read(corpus, monkeypatch)
     before = {q: lib.search(q, limit=20) for q in ("cancer", '"gene model"', "net*")}
     monkeypatch.setattr(search_store, "SEEK_AFTER", 0.0)
     assert {q: lib.search(q, limit=20) for q in before} == before
+

@@ -8,9 +8,10 @@ re-extracted text exactly.
 """
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from functools import lru_cache
 from pathlib import Path
 
 from sqlalchemy import Connection, bindparam, text
@@ -63,18 +64,34 @@ def _limits(kind: str) -> Iterator[None]:
 def load_document(blobs: BlobStore, kind: str, sha256: str, *, fresh: bool = False) -> Document:
     """Extract a stored blob; ``fresh`` skips the in-memory cache of recently read documents."""
     path = str(blobs.path(sha256))
+    if not fresh:
+        with _recent_lock:
+            doc = _recent.get((path, kind))
+            if doc is not None:
+                _recent.move_to_end((path, kind))
+                return doc
     try:
-        return _extract_file(path, kind) if fresh else _cached(path, kind)
+        doc = extract(kind, Path(path).read_bytes())
     except FileNotFoundError as exc:
         raise DoigetError(ErrorCode.STORE_ERROR, f"blob {sha256} is missing from the store") from exc
+    remember(blobs, kind, sha256, doc)
+    return doc
 
 
-def _extract_file(path: str, kind: str) -> Document:
-    return extract(kind, Path(path).read_bytes())
+def remember(blobs: BlobStore, kind: str, sha256: str, doc: Document) -> None:
+    """Keep ``doc``, extracted from a stored blob, among the recently read documents (an imported file's
+    first read then extracts nothing)."""
+    key = (str(blobs.path(sha256)), kind)
+    with _recent_lock:
+        _recent[key] = doc
+        _recent.move_to_end(key)
+        while len(_recent) > DOCUMENT_CACHE_SIZE:
+            _recent.popitem(last=False)
 
 
 # Keyed by blob path, which names the library and the content, so entries never go stale.
-_cached = lru_cache(maxsize=DOCUMENT_CACHE_SIZE)(_extract_file)
+_recent: OrderedDict[tuple[str, str], Document] = OrderedDict()
+_recent_lock = threading.Lock()  # MCP tools read documents from worker threads
 
 
 def extractable(conn: Connection, entry_id: int | None = None) -> list:

@@ -15,6 +15,7 @@ from typing import Literal, NamedTuple
 from sqlalchemy import Connection, bindparam, text
 
 from doiget.models import Work
+from doiget.present import REF_SQL
 from doiget.refs import Ref, try_parse
 from doiget.store import entries as entry_store
 from doiget.store.store import now
@@ -123,11 +124,6 @@ def record_expansion(conn: Connection, entry_id: int, direction: Direction, open
         "openalex = :w, cursor = :c, complete = :done, listed = :n, total = :total, expanded_at = :t"),
         {"e": entry_id, "d": direction, "w": openalex, "c": state.cursor, "done": int(state.complete),
          "n": state.listed, "total": state.total, "t": now()})
-
-
-# An entry's label (doiget.present.label: its first identifier, else #<id>) computed in SQL.
-REF_SQL = ("coalesce('doi:' || e.doi, 'arxiv:' || e.arxiv, 'pmid:' || e.pmid, 'pmcid:' || e.pmcid, "
-           "'openalex:' || e.openalex, '#' || e.id)")
 
 
 def describe(conn: Connection, ids: list[int]) -> dict[int, dict]:

@@ -26,15 +26,16 @@ it in a boosted column, the query is ranked in full.
 """
 from __future__ import annotations
 
+import functools
 import re
 import sqlite3
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from doiget.notices import status_of_kinds
-from doiget.present import label
+from doiget.present import REF_SQL
 
 ENTRY_FTS_COLUMNS = ("title", "abstract", "authors", "venue", "year", "tags", "notes")
 # bm25 column weights, in ENTRY_FTS_COLUMNS order: a title hit counts most.
@@ -60,70 +61,84 @@ _QUOTED = re.compile(r'"((?:[^"]|"")*)"')  # the terms compile_query quotes
 _SEPARATOR = re.compile(r"[\W_]")
 PHRASE_BUDGET = 3
 _ROW_BUDGET = "doiget_row_budget"
-_rows = threading.local()  # how many more rows may enter the top page of this thread's one-pass statement
+_rows = threading.local()  # this thread's one-pass statement: its connection, how many more rows may enter its top
 _ONE_TERM = re.compile(r'"[^"\s]+"\*?')  # what doiget.store.fts.compile_query makes of one word or prefix
 _SEP = "\x1f"
 # What page() raises for a malformed MATCH expression (tell it apart with doiget.store.fts.is_fts_error).
 Error = sqlite3.OperationalError
 
 
-def page(conn: sqlite3.Connection, match: str, limit: int, offset: int, id_fields: Sequence[str],
-         clauses: Sequence[str] = (), params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+def prepare(conn: sqlite3.Connection) -> None:
+    """Set up a connection the searches will run on (the SQL function the one pass counts rows with)."""
+    conn.create_function(_ROW_BUDGET, 1, _entered)
+
+
+def page(conn: sqlite3.Connection, match: str, limit: int, offset: int = 0, clauses: Sequence[str] = (),
+         params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
     """The hits ``offset``..``offset + limit`` among non-stub entries matching the compiled FTS5 expression
     ``match``, best first: each a dict of the fields of a search hit (:func:`shown`, score = bm25);
-    ``clauses`` filter the entry aliased ``e``."""
+    ``clauses`` filter the entry aliased ``e``. ``conn`` is :func:`prepare` d."""
     values = {**(params or {}), "match": match, "limit": limit, "offset": offset}
+    clauses = tuple(clauses)
     if any(_SEPARATOR.search(term) for term in _QUOTED.findall(match)):
-        rows = _one_pass(conn, values, id_fields, clauses, budget=PHRASE_BUDGET * (offset + limit))
+        rows = _one_pass(conn, values, clauses, budget=PHRASE_BUDGET * (offset + limit))
         if rows is not None:
             return rows
-    wanted = offset + limit
-    # One count: to one past the page, or past COMMON_DF for one word or prefix in a library that can hold
-    # that many (a word can only be common in a library of more than COMMON_DF entries, and entries <= max id).
-    one_term = is_one_term(match)
-    matches = conn.execute(_COUNT_SQL, {"match": match, "few": wanted + 1, "common": COMMON_DF, "many": (
-        max(COMMON_DF, wanted) + 1 if one_term else wanted + 1)}).fetchone()[0]
-    if matches <= wanted:  # the page holds every match: rank and show them in one pass
-        return _one_pass(conn, values, id_fields, clauses)
+    wanted, common = offset + limit, False
+    if is_one_term(match):
+        # A word is counted to one past the page (all its matches on it: one pass); a prefix, whose count
+        # would expand it once more, only where it may be common; either past COMMON_DF where it may be.
+        prefix = match.endswith("*")
+        matches = _count(conn, match, 0 if prefix else wanted + 1, max(COMMON_DF, wanted) + 1)
+        if 0 < matches <= wanted:
+            return _one_pass(conn, values, clauses)
+        if matches == 0 and not prefix:
+            return []
+        common = matches > COMMON_DF
     started = time.thread_time()
-    ranked_rows = ranked(conn, match, limit, offset, clauses, params, common=one_term and matches > COMMON_DF)
+    ranked_rows = ranked(conn, match, limit, offset, clauses, params, common=common)
     # (a prefix is expanded again at every lookup: its matches are always walked)
     seek = "*" not in match and time.thread_time() - started > SEEK_AFTER * len(ranked_rows)
-    shown_rows = shown(conn, match, [entry_id for entry_id, _ in ranked_rows], id_fields, seek=seek)
-    return [{**shown_rows[entry_id], "score": score} for entry_id, score in ranked_rows]
+    shown_rows = shown(conn, match, [entry_id for entry_id, _ in ranked_rows], seek=seek)
+    hits = []
+    for entry_id, score in ranked_rows:
+        hit = shown_rows[entry_id]
+        hit["score"] = score
+        hits.append(hit)
+    return hits
 
 
-def _one_pass(conn: sqlite3.Connection, values: dict[str, Any], id_fields: Sequence[str], clauses: Sequence[str],
+def _one_pass(conn: sqlite3.Connection, values: dict[str, Any], clauses: tuple[str, ...],
               budget: int | None = None) -> list[dict[str, Any]] | None:
     """The page ranked and shown by one statement (what a hit shows is computed only for the rows that enter
     the top ``offset + limit`` as the matches are walked); with ``budget``, None once more than that many
     rows have entered it (the statement is stopped)."""
-    where = " AND ".join(["entries_fts MATCH :match", "e.is_stub = 0", *clauses])
-    entered = f"{_ROW_BUDGET}(e.id)" if budget is not None else "1"  # computed as each row enters the top
-    _rows.left = budget
+    _rows.left, _rows.conn = budget, conn
     try:
-        rows = conn.execute(f"SELECT e.id, {_BM25} AS score, {entered}, {_shown_columns(id_fields)} FROM entries_fts "
-                            f"JOIN entries e ON e.id = entries_fts.rowid WHERE {where} "
-                            "ORDER BY score, e.id LIMIT :limit OFFSET :offset", values).fetchall()
-    except sqlite3.OperationalError as exc:
-        if budget is None:
-            raise
-        if "no such function" in str(exc) and _ROW_BUDGET in str(exc):  # first use on this connection
-            conn.create_function(_ROW_BUDGET, 1, _entered)
-            return _one_pass(conn, values, id_fields, clauses, budget)
-        if _rows.left >= 0:  # not the budget's doing
+        return _hits(conn.execute(_one_pass_sql(clauses, budget is not None), values))
+    except sqlite3.OperationalError:
+        if budget is None or _rows.left >= 0:  # not the budget's doing
             raise
         return None
-    return [_hit(row[0], row[1], row[3:], id_fields) for row in rows]
+    finally:
+        _rows.conn = None
 
 
-def _entered(_entry_id: int) -> int:
-    """SQL ``doiget_row_budget(id)``: 1 for each row entering the top page until the thread's budget is
-    spent, then an error (which stops the statement)."""
+@functools.cache
+def _one_pass_sql(clauses: tuple[str, ...], budgeted: bool) -> str:
+    where = " AND ".join(["entries_fts MATCH :match", "e.is_stub = 0", *clauses])
+    return (f"SELECT e.id, {_BM25} AS score, {_shown_columns(budgeted)} FROM entries_fts "
+            f"JOIN entries e ON e.id = entries_fts.rowid WHERE {where} ORDER BY score, e.id LIMIT :limit OFFSET :offset")
+
+
+def _entered(has_pdf: int) -> int:
+    """SQL ``doiget_row_budget(x)``: ``x``, computed as each row enters the top page; once more rows have
+    entered than the thread's budget allows, the statement is interrupted (rather than failed by raising
+    here, which sqlite3 may report as an unraisable exception)."""
     _rows.left -= 1
     if _rows.left < 0:
-        raise RuntimeError("row budget spent")  # sqlite3 reports it as an OperationalError
-    return 1
+        _rows.conn.interrupt()
+    return has_pdf
 
 
 def ranked(conn: sqlite3.Connection, match: str, limit: int, offset: int = 0, clauses: Sequence[str] = (),
@@ -136,7 +151,7 @@ def ranked(conn: sqlite3.Connection, match: str, limit: int, offset: int = 0, cl
                      f"{' AND '.join(clauses)})")
     values = {**(params or {}), "match": match, "limit": limit, "offset": offset}
     if common is None:
-        common = is_one_term(match) and _count(conn, match, COMMON_DF + 1) > COMMON_DF
+        common = is_one_term(match) and _count(conn, match, 0, COMMON_DF + 1) > COMMON_DF
     if common:
         boosted = where + ["+entries_fts.rowid IN (SELECT rowid FROM entries_fts WHERE entries_fts MATCH :boosted)"]
         rows = _ranked(conn, boosted, {**values, "boosted": f"{{{' '.join(BOOSTED)}}} : {match}"}, bool(clauses))
@@ -173,54 +188,56 @@ def _ranking_sql(where: list[str]) -> str:
             "ORDER BY score, entries_fts.rowid LIMIT :limit OFFSET :offset")
 
 
-_COUNT_SQL = ("SELECT count(*) FROM (SELECT 1 FROM entries_fts WHERE entries_fts MATCH :match LIMIT "
-              "CASE WHEN (SELECT max(id) FROM entries) > :common THEN :many ELSE :few END)")
-
-
 def is_one_term(match: str) -> bool:
     """Whether the compiled expression ``match`` is one word or prefix (what the common-word shortcut takes)."""
     return _ONE_TERM.fullmatch(match) is not None
 
 
-def _count(conn: sqlite3.Connection, match: str, cap: int) -> int:
-    """How many rows ``match`` matches, counting no further than ``cap``."""
-    return conn.execute("SELECT count(*) FROM (SELECT 1 FROM entries_fts WHERE entries_fts MATCH ? LIMIT ?)",
-                        (match, cap)).fetchone()[0]
+_COUNT_SQL = ("SELECT count(*) FROM (SELECT 1 FROM entries_fts WHERE entries_fts MATCH :match LIMIT "
+              "CASE WHEN (SELECT max(id) FROM entries) > :common THEN max(:few, :many) ELSE :few END)")
 
 
-def _shown_columns(id_fields: Sequence[str]) -> str:
-    return f"{_SHOWN}, {', '.join('e.' + k for k in id_fields)}"
+def _count(conn: sqlite3.Connection, match: str, few: int, many: int) -> int:
+    """How many rows ``match`` matches, counting no further than ``few``, or than ``many`` in a library that can
+    hold more than COMMON_DF entries (entries <= max id: in a smaller one no word is common); 0 if not walked."""
+    return conn.execute(_COUNT_SQL, {"match": match, "few": few, "many": many, "common": COMMON_DF}).fetchone()[0]
 
 
-# Joined with the ASCII unit separator (char(31)), which no name, tag or update kind contains.
-_SHOWN = ("(SELECT group_concat(name, char(31)) FROM (SELECT name FROM entry_authors "  # the entry's own spelling
-          " WHERE entry_id = e.id AND role = 'author' ORDER BY position)), "
-          "(SELECT group_concat(name, char(31)) FROM (SELECT t.name FROM entry_tags et JOIN tags t "
-          " ON t.id = et.tag_id WHERE et.entry_id = e.id ORDER BY t.name)), "
-          "EXISTS (SELECT 1 FROM artefacts x WHERE x.entry_id = e.id AND x.kind = 'pdf'), "
-          # the kinds of the notices updating the entry (store/updates.py), for its update status
-          "(SELECT group_concat(kind, char(31)) FROM entry_updates u WHERE u.entry_id = e.id "
-          " AND u.direction = 'updated-by'), "
-          f"{SNIPPET}, e.title, e.year, e.venue")
+_HAS_PDF = "EXISTS (SELECT 1 FROM artefacts x WHERE x.entry_id = e.id AND x.kind = 'pdf')"
 
 
-def shown(conn: sqlite3.Connection, match: str, ids: Sequence[int], id_fields: Sequence[str], *,
-          seek: bool = False) -> dict[int, dict]:
+@functools.cache
+def _shown_columns(budgeted: bool = False) -> str:
+    """What a hit shows, after its id and score: ref, title, authors, year, venue, tags, has_pdf, snippet and
+    the kinds of the notices updating it (store/updates.py), for its update status; with ``budgeted`` each
+    row is counted against the row budget as it is computed. Lists are joined with the ASCII unit separator
+    (char(31)), which no name, tag or update kind contains."""
+    has_pdf = f"{_ROW_BUDGET}({_HAS_PDF})" if budgeted else _HAS_PDF
+    return (f"{REF_SQL}, e.title, (SELECT group_concat(name, char(31)) FROM (SELECT name FROM entry_authors "
+            "WHERE entry_id = e.id AND role = 'author' ORDER BY position)), e.year, e.venue, "  # the entry's own spelling
+            "(SELECT group_concat(name, char(31)) FROM (SELECT t.name FROM entry_tags et JOIN tags t "
+            f"ON t.id = et.tag_id WHERE et.entry_id = e.id ORDER BY t.name)), {has_pdf}, {SNIPPET}, "
+            "(SELECT group_concat(kind, char(31)) FROM entry_updates u WHERE u.entry_id = e.id "
+            "AND u.direction = 'updated-by')")
+
+
+def shown(conn: sqlite3.Connection, match: str, ids: Sequence[int], *, seek: bool = False) -> dict[int, dict]:
     """The hit of each of ``ids`` without its score (None): ref, title, authors, year, venue, tags, has_pdf,
     update status and the snippet of ``match``, in one query: walking the matches of ``match`` again, or
     with ``seek`` looking each id up in the index (cheaper when the matches are many or costly)."""
     if not ids:
         return {}
     marks = ", ".join("?" * len(ids))
-    rows = conn.execute(f"SELECT e.id, {_shown_columns(id_fields)} FROM entries_fts "
+    rows = conn.execute(f"SELECT e.id, NULL, {_shown_columns()} FROM entries_fts "
                         f"JOIN entries e ON e.id = entries_fts.rowid WHERE entries_fts MATCH ? "
-                        f"AND {'' if seek else '+'}entries_fts.rowid IN ({marks})", (match, *ids)).fetchall()
-    return {row[0]: _hit(row[0], None, row[1:], id_fields) for row in rows}
+                        f"AND {'' if seek else '+'}entries_fts.rowid IN ({marks})", (match, *ids))
+    return {hit["id"]: hit for hit in _hits(rows)}
 
 
-def _hit(entry_id: int, score: float | None, row: Sequence[Any], id_fields: Sequence[str]) -> dict[str, Any]:
-    authors, tags, has_pdf, updates, snippet, title, year, venue, *refs = row
-    return {"id": entry_id, "score": score, "ref": label(dict(zip(id_fields, refs)), entry_id), "title": title,
-            "authors": authors.split(_SEP) if authors else [], "year": year, "venue": venue,
-            "tags": tags.split(_SEP) if tags else [], "has_pdf": bool(has_pdf), "snippet": snippet,
-            "update_status": status_of_kinds(set(updates.split(_SEP))) if updates else None}
+def _hits(rows: Iterable[Sequence[Any]]) -> list[dict[str, Any]]:
+    """The search hits (dicts of their fields) of rows of ``e.id, score,`` :func:`_shown_columns`."""
+    return [{"id": entry_id, "ref": ref, "title": title, "authors": authors.split(_SEP) if authors else [],
+             "year": year, "venue": venue, "tags": tags.split(_SEP) if tags else [], "has_pdf": bool(has_pdf),
+             "score": score, "snippet": snippet,
+             "update_status": status_of_kinds(set(updates.split(_SEP))) if updates else None}
+            for entry_id, score, ref, title, authors, year, venue, tags, has_pdf, snippet, updates in rows]

@@ -114,9 +114,11 @@ class Store:
             raise error from exc
 
     def _raw_connection(self) -> sqlite3.Connection:
+        from doiget.store import search
         from doiget.store.db import connect
 
         conn = self._raw.conn = connect(self.path)
+        search.prepare(conn)
         with self._lock:
             self._raw_all.append(conn)
         return conn

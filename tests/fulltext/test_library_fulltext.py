@@ -234,15 +234,18 @@ def test_add_pdf_offline_titles_entry_and_dedupes(tmp_path, monkeypatch):
 
 
 def test_add_pdf_reads_the_file_once(tmp_path, monkeypatch, caplog):
-    """add_pdf's sniff and index come from one opening of the PDF; the chunks are extract_pdf's. A PDF whose
-    extraction fails is still imported from its sniff, stored without chunks, the failure logged."""
+    """add_pdf's sniff and index come from one opening of the PDF; the chunks are extract_pdf's, and reading
+    the text then extracts nothing again. A PDF whose extraction fails is still imported from its sniff,
+    stored without chunks, the failure logged."""
     monkeypatch.setenv("DOIGET_PROFILE", "offline")
     opened = []
     open_pdf = pdf._open
     monkeypatch.setattr(pdf, "_open", lambda data: opened.append(len(data)) or open_pdf(data))
     with Library(load_config(tmp_path / "lib")) as lib:
         data = sample_paper()
-        assert lib.add_pdf(data).identified_by == "doi" and opened == [len(data)]
+        added = lib.add_pdf(data)
+        assert added.identified_by == "doi" and opened == [len(data)]
+        assert "Field Methods for Soil Ecology" in lib.text(added.entry.ref_label).text and opened == [len(data)]
         assert [tuple(r) for r in chunk_rows(lib, with_ids=False)] == [
             (c.seq, c.heading, c.page, c.char_start, c.char_end, c.text) for c in extract_pdf(data).chunks]
 
