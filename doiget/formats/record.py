@@ -159,15 +159,22 @@ def nfc(value: Any) -> Any:
 
 
 _NAMES = ("authors", "contributors")  # Authors are made in NFC (formats.names.make_author)
+# The fields of a .bib or RIS record that doiget does not read, kept as written and exported back (a `file`
+# or `L1` path names a file on disk, whose name may be decomposed).
+_VERBATIM = ("bibtex", "ris")
 
 
 def make_record(key: str | None, fields: dict[str, Any], ids: dict[str, str], tags: list[str],
                 problems: list[str], inferred: list[str] = (), files: list[str] = ()) -> ImportRecord:
     """An :class:`ImportRecord` with its text in NFC; a field the model rejects is reported and dropped,
-    not the record. The attachment paths (``files``) are kept byte for byte: they name files on disk."""
+    not the record. The attachment paths (``files``) and the unread .bib and RIS fields are kept
+    byte for byte."""
     data = {name: value if (type(value) is str and value.isascii()) or name in _NAMES else nfc(value)
             for name, value in fields.items() if value or value not in _EMPTY}
     key, tags = nfc(key), nfc(tags)
+    extra = fields.get("extra") or {}
+    if any(name in extra for name in _VERBATIM):
+        data["extra"] = {**data["extra"], **{name: extra[name] for name in _VERBATIM if name in extra}}
     try:
         work = Work(**data, **ids)
     except ValidationError as exc:
