@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+import unicodedata
 from pathlib import Path
 
 import bibtexparser
@@ -21,7 +22,8 @@ SCHEMA = json.loads((Path(__file__).parent / "fixtures" / "csl-data.json").read_
 
 
 def _decoded(parts: list[str]) -> str | None:
-    return " ".join(untex(" ".join(parts)).split()) or None
+    # in NFC as doiget stores text: the names are compared, not their Unicode spelling
+    return unicodedata.normalize("NFC", " ".join(untex(" ".join(parts)).split())) or None
 
 
 def _pybtex_names(value: str) -> list[tuple[str | None, str | None]] | None:

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from doiget.formats.bibtex import entry_keys
-from doiget.formats.fields import CSL_NAME_VARIABLES
+from doiget.formats.fields import CSL_DATE_VARIABLES, CSL_NAME_VARIABLES
 from doiget.formats.names import to_csl_name
 from doiget.notices import citation_note, status_of
 from doiget.models import Work
@@ -96,13 +96,10 @@ def to_csl_item(work: Work, key: str) -> dict[str, Any]:
     return item
 
 
-_DATE_VARIABLES = frozenset({"accessed", "available-date", "event-date", "issued", "original-date", "submitted"})
-
-
 def _valid(name: str, value: Any) -> bool:
     """Whether ``value`` has the shape the CSL schema wants for variable ``name`` (a value kept from an
     odd input that does not goes under ``custom`` instead, so the export still validates)."""
-    if name in _DATE_VARIABLES:
+    if name in CSL_DATE_VARIABLES:
         if not isinstance(value, dict):
             return False
         parts = value.get("date-parts")

@@ -13,7 +13,7 @@ from typing import Any
 
 from doiget import safejson
 from doiget.errors import DoigetError, ErrorCode
-from doiget.formats.fields import CSL_NAME_VARIABLES
+from doiget.formats.fields import CSL_DATE_VARIABLES, CSL_NAME_VARIABLES
 from doiget.formats.names import csl_author
 from doiget.formats.record import YEAR, ImportRecord, clean, find_ids, iso_date, keywords, make_record, pages
 from doiget.models import Author, Work
@@ -83,6 +83,17 @@ def _issued(issued: Any) -> tuple[int | None, str | None, bool]:
     return (int(match.group(1)) if match else None), None, True
 
 
+def _date(value: Any) -> Any:
+    """A date variable with its digit-string parts as numbers (Zotero writes ``[["2014", 9, 9]]``; the
+    BibTeX reader and doiget's export write numbers), so one date has one stored spelling."""
+    parts_list = value.get("date-parts") if isinstance(value, dict) else None
+    if not isinstance(parts_list, list) or all(
+            type(p) is not list or set(map(type, p)) <= _INT for p in parts_list):
+        return value
+    return {**value, "date-parts": [[int(x) if type(x) is str and x.strip().lstrip("-").isdecimal() else x for x in p]
+                                    if type(p) is list else p for p in parts_list]}
+
+
 def _first(value: Any) -> Any:
     return value[0] if isinstance(value, list) and value else value
 
@@ -143,6 +154,8 @@ def csl_record(index: int, item: Any, names: dict[tuple, Author | None] | None =
         extra.update({name: value for name, value in custom.items() if name not in ("arxiv", "openalex")})
     if richer and get("issued") is not None:
         extra["issued"] = item["issued"]
+    for name in CSL_DATE_VARIABLES.intersection(extra):
+        extra[name] = _date(extra[name])
     fields: dict[str, Any] = {column: clean(value) for name, column in _COLUMNS.items()
                               if (value := get(name)) is not None}
     for name, column in _RICH:

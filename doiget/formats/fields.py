@@ -66,6 +66,7 @@ CSL_TO_BIB = {
 }
 BIB_DATE_FIELDS = {"urldate": "accessed", "eventdate": "event-date", "origdate": "original-date"}
 CSL_DATE_TO_BIB = {csl: bib for bib, csl in BIB_DATE_FIELDS.items()}
+CSL_DATE_VARIABLES = frozenset({"accessed", "available-date", "event-date", "issued", "original-date", "submitted"})
 
 MONTHS = {name: index for index, name in enumerate(
     "jan feb mar apr may jun jul aug sep oct nov dec".split(), start=1)}

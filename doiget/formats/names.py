@@ -18,6 +18,7 @@ from typing import Any
 
 from bibtexparser.middlewares.names import parse_single_name_into_parts
 
+from doiget.formats.record import nfc
 from doiget.models import Author
 
 # ---- reading BibTeX ----------------------------------------------------------------------------
@@ -167,7 +168,7 @@ def bibtex_author(name: str, decode: Callable[[str], str]) -> tuple[Author, str 
 def _plain_author(first: list[str], von: list[str], last: list[str]) -> Author:
     """``make_author`` for parts that are lists of whitespace-free words (the same Author, without
     re-normalising its parts)."""
-    given, particle, family = " ".join(first) or None, " ".join(von) or None, " ".join(last) or None
+    given, particle, family = nfc(" ".join(first) or None), nfc(" ".join(von) or None), nfc(" ".join(last) or None)
     display = " ".join(p for p in (given, particle, family) if p)
     return Author(name=display or "Anonymous", family=family, given=given, particle=particle,
                   dropping_particle=None, suffix=None)
@@ -176,11 +177,13 @@ def _plain_author(first: list[str], von: list[str], last: list[str]) -> Author:
 def make_author(*, family: str | None = None, given: str | None = None, particle: str | None = None,
                 dropping_particle: str | None = None, suffix: str | None = None, literal: str | None = None,
                 **extra: Any) -> Author:
-    """An :class:`Author` from name parts (empty parts dropped) with its display ``name``."""
+    """An :class:`Author` from name parts (empty parts dropped) with its display ``name``, in NFC as the
+    rest of an import record (:func:`~doiget.formats.record.nfc`)."""
+    extra = nfc(extra)
     if literal and literal.strip():
-        text = " ".join(literal.split())
+        text = nfc(" ".join(literal.split()))
         return Author(name=text, literal=True, **extra)
-    parts = {k: (" ".join(v.split()) or None) if isinstance(v, str) else None for k, v in
+    parts = {k: nfc(" ".join(v.split()) or None) if isinstance(v, str) else None for k, v in
              (("family", family), ("given", given), ("particle", particle),
               ("dropping_particle", dropping_particle), ("suffix", suffix))}
     display = " ".join(p for p in (parts["given"], parts["dropping_particle"], parts["particle"], parts["family"])

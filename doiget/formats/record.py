@@ -6,6 +6,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
+from unicodedata import is_normalized, normalize
 from urllib.parse import unquote
 
 from pydantic import ValidationError
@@ -119,7 +120,7 @@ def pages(value: Any) -> str | None:
     return _PAGE_DASH.sub("-", text) if text else None
 
 
-_KEYWORD_SEPARATOR = re.compile(r"[,;]")
+_BARE_COMMA = re.compile(r",\S")
 
 
 def keywords(value: Any) -> list[str]:
@@ -127,7 +128,9 @@ def keywords(value: Any) -> list[str]:
         parts = value
     else:
         text = str(value or "")
-        parts = _KEYWORD_SEPARATOR.split(text) if ";" in text else text.split(",")
+        # Scopus and Web of Science join keywords with '; ' (one may hold ', ': "Diabetes Mellitus, Type 2");
+        # Better BibTeX with a bare ',' (a Zotero tag may hold '; ': "Handbooks; manuals; etc").
+        parts = text.split(";") if ";" in text and not _BARE_COMMA.search(text) else text.split(",")
     return list(dict.fromkeys(t for t in map(clean, parts) if t))
 
 
@@ -142,10 +145,36 @@ def iso_date(parts: list[int]) -> str | None:
 _EMPTY = (None, "", [], {})  # what a record leaves out (a true value is none of them)
 
 
+def nfc(value: Any) -> Any:
+    """``value`` with every string in Unicode NFC: Zotero may give "u" + U+0308 for "ü", and exports,
+    search, merging and citekeys must see one spelling of a text."""
+    kind = type(value)
+    if kind is str:
+        return value if value.isascii() or is_normalized("NFC", value) else normalize("NFC", value)
+    if kind is list:
+        return [item if type(item) is str and item.isascii() else nfc(item) for item in value]
+    if kind is dict:
+        return {name: item if type(item) is str and item.isascii() else nfc(item) for name, item in value.items()}
+    return value
+
+
+_NAMES = ("authors", "contributors")  # Authors are made in NFC (formats.names.make_author)
+# The fields of a .bib or RIS record that doiget does not read, kept as written and exported back (a `file`
+# or `L1` path names a file on disk, whose name may be decomposed).
+_VERBATIM = ("bibtex", "ris")
+
+
 def make_record(key: str | None, fields: dict[str, Any], ids: dict[str, str], tags: list[str],
                 problems: list[str], inferred: list[str] = (), files: list[str] = ()) -> ImportRecord:
-    """An :class:`ImportRecord`; a field the model rejects is reported and dropped, not the record."""
-    data = {name: value for name, value in fields.items() if value or value not in _EMPTY}
+    """An :class:`ImportRecord` with its text in NFC; a field the model rejects is reported and dropped,
+    not the record. The attachment paths (``files``) and the unread .bib and RIS fields are kept
+    byte for byte."""
+    data = {name: value if (type(value) is str and value.isascii()) or name in _NAMES else nfc(value)
+            for name, value in fields.items() if value or value not in _EMPTY}
+    key, tags = nfc(key), nfc(tags)
+    extra = fields.get("extra") or {}
+    if any(name in extra for name in _VERBATIM):
+        data["extra"] = {**data["extra"], **{name: extra[name] for name in _VERBATIM if name in extra}}
     try:
         work = Work(**data, **ids)
     except ValidationError as exc:

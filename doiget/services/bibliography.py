@@ -503,8 +503,9 @@ def merge_policy(entry: Entry, work: Work, overwrite: bool, row: dict[str, Any])
         stored_roles = {role for role, _ in roles(entry)}
         names = not stored_roles or replace
         if stored_roles and not replace:
-            row["conflicts"].append({"field": "names", "library": [a.name for a in entry.authors],
-                                     "file": [a.name for a in work.authors]})
+            if _shown_names(work) != _shown_names(entry):  # else the same names, split into parts otherwise
+                row["conflicts"].append({"field": "names", "library": [a.name for a in entry.authors],
+                                         "file": [a.name for a in work.authors]})
         elif stored_roles:
             row["overwritten"].append("names")
     if work.citekey and entry.citekey and work.citekey.lower() != entry.citekey.lower():
@@ -519,6 +520,10 @@ def merge_policy(entry: Entry, work: Work, overwrite: bool, row: dict[str, Any])
     if sources != entry.sources or (entry.is_stub and not values):
         values["sources"] = json.dumps(sources)
     return values, names
+
+
+def _shown_names(work: Work | Entry) -> list[tuple[str, str]]:
+    return [(role, author.name) for role, author in roles(work)]
 
 
 def _shown(value: Any) -> Any:

@@ -9,13 +9,12 @@ from operator import itemgetter, ne
 
 from sqlalchemy import Connection
 
-
 IN_VALUES = "IN (SELECT value FROM json_each(?))"
 
 
 def rows_for(conn: Connection, sql: str, values: list) -> list[tuple]:
-    """Rows of ``sql``, whose one parameter is the list of :data:`IN_VALUES`, for all ``values`` (passed
-    as one JSON array: one statement, whatever their number)."""
+    """Rows of ``sql`` for all ``values``: its one parameter is the list its :data:`IN_VALUES` reads,
+    bound as one JSON array (one statement whatever their number, no variable limit)."""
     if not values:
         return []
     return conn.exec_driver_sql(sql, (json.dumps(values, ensure_ascii=False),)).all()
