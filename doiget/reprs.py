@@ -49,7 +49,7 @@ def fields_line(name: str, values: Sequence[tuple[str, Any]], limit: int = 160) 
             shown = f"[{len(value)}]"
         elif isinstance(value, dict):
             shown = f"{{{len(value)}}}"
-        elif hasattr(value, "model_fields"):
+        elif hasattr(type(value), "model_fields"):
             shown = short(repr(value), 60)
         else:
             shown = repr(value)
