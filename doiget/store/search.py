@@ -54,12 +54,15 @@ SEEK_AFTER = 0.000375
 _MARGIN = 20  # rows ranked beyond twice the page, for the stubs among them
 # A phrase: matching it checks positions, so counting its matches costs as much as walking them to rank
 # them. A query holding one is ranked and shown in one pass without counting first, unless more than
-# PHRASE_BUDGET pages' worth of rows enter the top page as the walk goes (each costs its snippet and summary:
-# about 3 pages' worth for 150 matches); then it is answered as any other query: the same hits either way.
+# PHRASE_BUDGET pages' worth of rows enter the top page as the walk goes (each costs its snippet and summary;
+# in bm25 order unrelated to rowid, 10 pages' worth is ~160,000 matches for a page of 20, 3 pages' worth ~150);
+# then it is answered as any other query: the same hits either way. 3 stopped the mid-sized phrases of common
+# words (10^2-10^3 matches at 100k) after most of a walk, which then cost two more: 10 measured 1.33-1.36x
+# the bare table on scripts/bench_search.py's phrase class at 100k against 2.32-2.44x (1M: 1.11x vs 0.93x).
 # (A quoted term with a separator inside is several tokens.)
 _QUOTED = re.compile(r'"((?:[^"]|"")*)"')  # the terms compile_query quotes
 _SEPARATOR = re.compile(r"[\W_]")
-PHRASE_BUDGET = 3
+PHRASE_BUDGET = 10
 _ROW_BUDGET = "doiget_row_budget"
 _rows = threading.local()  # this thread's one-pass statement: its connection, how many more rows may enter its top
 _ONE_TERM = re.compile(r'"[^"\s]+"\*?')  # what doiget.store.fts.compile_query makes of one word or prefix
