@@ -110,7 +110,10 @@ def _block(builder: TextBuilder, node: Element, level: int) -> None:
     elif name == "list":
         for item in _children(node, "list-item"):
             builder.paragraph("- " + clean_inline(" ".join(_inline(c) for c in item if local(c.tag) != "label")))
-    else:
+    else:  # a box, statement, quote...: its label and title are the document's text too (_container skips them)
+        head = " ".join(filter(None, (_find_text(node, "label"), _title_of(node) or _find_text(node, "caption", "title"))))
+        if head:
+            builder.paragraph(head)
         _container(builder, node, level)
 
 

@@ -4,6 +4,7 @@ edges (stubs for the cited works), tables/footnotes/summaries/sub-articles are s
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -70,6 +71,9 @@ def test_tables_footnotes_summaries_and_sub_articles_are_text():
     assert "## Response\n\nWe appreciate your time and effort" in f1000  # the authors' reply nested in a report
     frontiers = extract_jats((JATS / "fpsyg.2014.01582.xml").read_bytes()).text
     assert "Social tolerance refers to the close proximity of individuals" in frontiers  # a boxed "key concept"
+    labels = re.findall(r"<boxed-text>\s*<label>([^<]+)</label>", (JATS / "fpsyg.2014.01582.xml").read_text())
+    assert len(labels) == 4  # each box's label is its title: "KEY CONCEPT 1. Social tolerance"
+    assert all(f"\n\n{label}\n\n" in frontiers for label in labels)
 
 
 def test_floats_group_tables_become_text():
