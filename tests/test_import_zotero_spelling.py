@@ -81,3 +81,16 @@ def test_bib_fields_doiget_does_not_read_are_kept_as_written():
     assert raw in written
     assert record.files == [raw]
     assert record.work.title == unicodedata.normalize("NFC", record.work.title)
+
+
+@pytest.mark.parametrize(("written", "stored"), [
+    ("2014/09/09/16:06:39", {"date-parts": [[2014, 9, 9]]}),  # RIS's own Y2 form, with a time
+    ("2014-09-09", {"date-parts": [[2014, 9, 9]]}),
+    ("autumn 2014", {"raw": "autumn 2014"}),  # not a date the reader knows: kept as written
+])
+def test_ris_access_dates_are_date_parts_like_the_other_formats(written, stored):
+    ris = f"TY  - JOUR\nTI  - Brief outline\nPY  - 2002\nY2  - {written}\nER  - \n"
+    [record] = parse_bibliography(ris)
+    assert record.work.extra["accessed"] == stored
+    bib = _by_key(ZOTERO_BIB)  # the .bib's urldate of the same day is stored the same way
+    assert {"date-parts": [[2014, 9, 9]]} in [r.work.extra.get("accessed") for r in bib.values()]

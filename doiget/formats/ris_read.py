@@ -63,10 +63,13 @@ def _ris_name(name: str) -> Author:
     return make_author(family=family, given=given, suffix=suffix)
 
 
+_YMD = re.compile(r"^(\d{4})(?:[/-](\d{1,2}))?(?:[/-](\d{1,2}))?")  # RIS: 2014/09/09/ or 2014-09-09
+
+
 def _date(entry: dict[str, Any]) -> tuple[int | None, str | None]:
     for name in ("publication_year", "year", "date"):
         value = clean(entry.get(name))
-        match = re.match(r"^(\d{4})(?:[/-](\d{1,2}))?(?:[/-](\d{1,2}))?", value or "")
+        match = _YMD.match(value or "")
         if match:
             parts = [int(p) for p in match.groups() if p]
             return parts[0], iso_date(parts)
@@ -91,7 +94,9 @@ def ris_record(entry: dict[str, Any]) -> ImportRecord:
     if notes:
         extra["note"] = "\n".join(notes)
     if entry.get("access_date"):
-        extra["accessed"] = {"raw": clean(entry["access_date"])}
+        raw = clean(entry["access_date"])  # Y2: kept as CSL date parts, as the other formats' access dates
+        match = _YMD.match(raw or "")
+        extra["accessed"] = {"date-parts": [[int(p) for p in match.groups() if p]]} if match else {"raw": raw}
     unknown = {tag: value for tag, value in entry.items() if tag not in _USED and value}
     if unknown:
         extra["ris"] = unknown
