@@ -164,17 +164,19 @@ _NAMES = ("authors", "contributors")  # Authors are made in NFC (formats.names.m
 _VERBATIM = ("bibtex", "ris")
 
 
+def _nfc_extra(extra: dict[str, Any]) -> dict[str, Any]:
+    return {name: value if name in _VERBATIM else nfc(value) for name, value in extra.items()}
+
+
 def make_record(key: str | None, fields: dict[str, Any], ids: dict[str, str], tags: list[str],
                 problems: list[str], inferred: list[str] = (), files: list[str] = ()) -> ImportRecord:
     """An :class:`ImportRecord` with its text in NFC; a field the model rejects is reported and dropped,
     not the record. The attachment paths (``files``) and the unread .bib and RIS fields are kept
     byte for byte."""
-    data = {name: value if (type(value) is str and value.isascii()) or name in _NAMES else nfc(value)
+    data = {name: value if (type(value) is str and value.isascii()) or name in _NAMES
+            else _nfc_extra(value) if name == "extra" else nfc(value)
             for name, value in fields.items() if value or value not in _EMPTY}
     key, tags = nfc(key), nfc(tags)
-    extra = fields.get("extra") or {}
-    if any(name in extra for name in _VERBATIM):
-        data["extra"] = {**data["extra"], **{name: extra[name] for name in _VERBATIM if name in extra}}
     try:
         work = Work(**data, **ids)
     except ValidationError as exc:
