@@ -66,12 +66,17 @@ def _ris_name(name: str) -> Author:
 _YMD = re.compile(r"^(\d{4})(?:[/-](\d{1,2}))?(?:[/-](\d{1,2}))?")  # RIS: 2014/09/09/ or 2014-09-09
 
 
+def _date_parts(value: str | None) -> list[int]:
+    """[year, month, day] as far as a RIS date gives them; [] when it does not start with a year."""
+    match = _YMD.match(value or "")
+    return [int(p) for p in match.groups() if p] if match else []
+
+
 def _date(entry: dict[str, Any]) -> tuple[int | None, str | None]:
     for name in ("publication_year", "year", "date"):
         value = clean(entry.get(name))
-        match = _YMD.match(value or "")
-        if match:
-            parts = [int(p) for p in match.groups() if p]
+        parts = _date_parts(value)
+        if parts:
             return parts[0], iso_date(parts)
         year = YEAR.search(value or "")
         if year:
@@ -95,8 +100,8 @@ def ris_record(entry: dict[str, Any]) -> ImportRecord:
         extra["note"] = "\n".join(notes)
     if entry.get("access_date"):
         raw = clean(entry["access_date"])  # Y2: kept as CSL date parts, as the other formats' access dates
-        match = _YMD.match(raw or "")
-        extra["accessed"] = {"date-parts": [[int(p) for p in match.groups() if p]]} if match else {"raw": raw}
+        parts = _date_parts(raw)
+        extra["accessed"] = {"date-parts": [parts]} if parts else {"raw": raw}
     unknown = {tag: value for tag, value in entry.items() if tag not in _USED and value}
     if unknown:
         extra["ris"] = unknown
