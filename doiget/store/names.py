@@ -12,13 +12,12 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
-from sqlalchemy import Connection, bindparam, text
+from sqlalchemy import Connection
 
 from doiget.models import Author, Work
 from doiget.store.rows import IN_VALUES, insert_rows, rows_for
 from doiget.text import fold
 
-_IN_BATCH = 500
 NAME_PARTS = ("name", "family", "given", "particle", "dropping_particle", "suffix")
 _NAME_COLUMNS = ("entry_id", "position", "author_id", "role", "name", "family", "given", "affiliation", "particle",
                  "dropping_particle", "suffix", "literal")
@@ -83,20 +82,19 @@ def replace_names(conn: Connection, pairs: Sequence[tuple[int, Work]]) -> None:
 
 def read_names(conn: Connection, entry_ids: Iterable[int]) -> dict[int, dict[str, list[Author]]]:
     """``{entry id: {role: [Author, ...]}}`` in each entry's order, spelled as the entry spells them."""
-    ids = list(entry_ids)
     out: dict[int, dict[str, list[Author]]] = defaultdict(dict)
-    for start in range(0, len(ids), _IN_BATCH):
-        rows = conn.execute(text(
-            "SELECT ea.entry_id, ea.role, ea.name, ea.family, ea.given, ea.particle, ea.dropping_particle, "
-            "ea.suffix, ea.literal, a.orcid, ea.affiliation, a.name AS index_name FROM entry_authors ea "
-            "JOIN authors a ON a.id = ea.author_id WHERE ea.entry_id IN :ids ORDER BY ea.entry_id, ea.position"
-        ).bindparams(bindparam("ids", expanding=True)), {"ids": ids[start:start + _IN_BATCH]}).mappings()
-        for r in rows:
-            author = Author(name=r["name"] or r["index_name"], family=r["family"], given=r["given"],
-                            particle=r["particle"], dropping_particle=r["dropping_particle"], suffix=r["suffix"],
-                            literal=bool(r["literal"]), orcid=r["orcid"], affiliation=r["affiliation"])
-            out[r["entry_id"]].setdefault(r["role"], []).append(author)
+    for (entry_id, role, name, family, given, particle, dropping_particle, suffix, literal, orcid, affiliation,
+         index_name) in rows_for(conn, _READ_NAMES, list(entry_ids)):
+        author = Author(name=name or index_name, family=family, given=given, particle=particle,
+                        dropping_particle=dropping_particle, suffix=suffix, literal=bool(literal), orcid=orcid,
+                        affiliation=affiliation)
+        out[entry_id].setdefault(role, []).append(author)
     return out
+
+
+_READ_NAMES = ("SELECT ea.entry_id, ea.role, ea.name, ea.family, ea.given, ea.particle, ea.dropping_particle, "
+               "ea.suffix, ea.literal, a.orcid, ea.affiliation, a.name FROM entry_authors ea "
+               f"JOIN authors a ON a.id = ea.author_id WHERE ea.entry_id {IN_VALUES} ORDER BY ea.entry_id, ea.position")
 
 
 def name_signature(work: Work) -> list[tuple]:
