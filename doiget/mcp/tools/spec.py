@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import copy
 import functools
-import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Annotated, Any, Protocol
