@@ -13,7 +13,8 @@ from typing import Any
 from pylatexenc.latexencode import UnicodeToLatexEncoder
 
 from doiget.formats.keys import citation_keys
-from doiget.formats.fields import BIB_NAME_FIELDS, BOOKTITLE_TYPES, CSL_DATE_TO_BIB, CSL_TO_BIB, CSL_TO_BIB_TYPE
+from doiget.formats.fields import (BIB_NAME_FIELDS, BOOKTITLE_TYPES, CSL_ALSO_SPELT, CSL_DATE_TO_BIB, CSL_TO_BIB,
+                                   CSL_TO_BIB_TYPE)
 from doiget.formats.latex import untex
 from doiget.formats.names import to_bibtex_name
 from doiget.notices import citation_note
@@ -130,7 +131,7 @@ def _fields(work: Work, kind: str) -> list[tuple[str, str]]:
         fields.append((aliases.get("publisher") or _PUBLISHER_FIELD.get(kind, "publisher"),
                        latex_escape(work.publisher)))
     for csl, name in CSL_TO_BIB.items():
-        value = work.extra.get(csl)
+        value = work.extra.get(csl) or work.extra.get(CSL_ALSO_SPELT.get(csl, ""))
         if isinstance(value, (str, int, float)) and str(value).strip():
             fields.append((aliases.get(csl, name), latex_escape(str(value))))
     for csl, name in CSL_DATE_TO_BIB.items():
