@@ -15,7 +15,7 @@ from doiget.errors import DoigetError, ErrorCode
 from doiget.formats.bibtex_split import BibBlock, split_bibtex
 from doiget.formats.fields import (BIB_DATE_FIELDS, BIB_NAME_FIELDS, BIB_TO_CSL, BIB_TO_CSL_TYPE,
                                    BOOKTITLE_TYPES, CSL_TO_BIB, CSL_TO_BIB_TYPE, MONTHS)
-from doiget.formats.latex import untex
+from doiget.formats.latex import unescape_verbatim, untex
 from doiget.formats.names import bibtex_author, split_names, split_top_level
 from doiget.formats.record import YEAR, ImportRecord, clean, find_ids, iso_date, keywords, make_record, pages
 from doiget.models import Author, Work
@@ -194,7 +194,7 @@ def _csl_date(value: str) -> dict[str, Any]:
 
 def bib_record(key: str | None, kind: str, fields: dict[str, str], problems: list[str]) -> ImportRecord:
     """One entry's lower-cased fields as an :class:`ImportRecord`."""
-    text = {name: clean(fields[name]) if name in _VERBATIM else _text(fields[name], problems, name)
+    text = {name: clean(unescape_verbatim(fields[name])) if name in _VERBATIM else _text(fields[name], problems, name)
             for name in _DECODED if name in fields}
     prefix = (text.get("archiveprefix") or text.get("eprinttype") or "arxiv").lower()
     eprint = text.get("eprint") if prefix == "arxiv" else None
