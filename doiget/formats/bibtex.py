@@ -60,10 +60,6 @@ def _name(author: Author) -> str:
     return to_bibtex_name(author, latex_escape)
 
 
-def _names(authors: Sequence[Author]) -> str:
-    return " and ".join(_name(a) for a in authors)
-
-
 def _verbatim(text: str) -> str:
     """URLs and DOIs go in unescaped (biber and \\url read them verbatim); braces must still balance."""
     return text.replace("{", "%7B").replace("}", "%7D")
@@ -108,11 +104,13 @@ def _fields(work: Work, kind: str) -> list[tuple[str, str]]:
     aliases = work.extra.get("bibtex-fields", {})
     raw: dict[str, str] = dict(work.extra.get("bibtex", {}))
     fields: list[tuple[str, str]] = []
-    if work.authors:
-        fields.append(("author", _names(work.authors)))
-    for role, people in work.contributors.items():
-        if role in _BIB_NAME_OF_ROLE and people:
-            fields.append((_BIB_NAME_OF_ROLE[role], _names(people)))
+    others = work.extra.get("bibtex-others") or ()  # name lists that ended in "and others" ("et al.")
+    named = [("author", work.authors)] + [(_BIB_NAME_OF_ROLE[role], people) for role, people
+                                          in work.contributors.items() if role in _BIB_NAME_OF_ROLE]
+    for name, people in named:
+        listed = [_name(a) for a in people] + (["others"] if name in others else [])
+        if listed:
+            fields.append((name, " and ".join(listed)))
     fields += _title_fields(work)
     if work.venue:
         container = _CONTAINER_FIELD.get(kind) or ("booktitle" if kind in BOOKTITLE_TYPES else "howpublished")
