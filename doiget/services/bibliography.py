@@ -7,8 +7,9 @@ record that is NOT the same work is set aside (``extra["conflicting-ids"]``) and
 into a library entry fills its empty fields and reports every field that differs, unless
 ``overwrite`` (see :func:`merge_policy`). Records with no identifier are matched by title and year
 against entries that have none either, so importing a file twice adds nothing. New entries get
-their citation key once (the file's own when free). They are written in chunks, one transaction
-each, through :mod:`doiget.store.bulk`.
+their citation key once (the file's own when free). They are written in chunks through
+:mod:`doiget.store.bulk`, all in one transaction: a file that fails part way (a syntax error late in
+it, a full disk, a killed process) adds nothing.
 """
 from __future__ import annotations
 
@@ -165,34 +166,33 @@ def _import(store: Store, text_: str | Path, format: ImportFormat, tags: Sequenc
             overwrite: bool) -> dict[str, Any]:
     started = time.perf_counter()
     report: list[dict[str, Any]] = []
-    title_index = _title_index(store)
     tag_ids: dict[str, int] = {}
-    with store.read() as conn:
-        keys_taken = citekeys.taken(conn)
     items: list[_Item] = []
     pending: list[_Item] = []
     late: list[_Late] = []
+    with store.write() as conn, bulk.page_cache(conn):
+        title_index = _title_index(conn)
+        keys_taken = citekeys.taken(conn)
 
-    def flush(last: bool = False) -> None:
-        with store.write() as conn, bulk.page_cache(conn):
+        def flush(last: bool = False) -> None:
             _write_chunk(conn, pending, list(tags), title_index, tag_ids, keys_taken, report, overwrite)
             _write_late(conn, late, tag_ids, report)
-        for item in pending:
-            item.retire()
-        pending.clear()
-        late.clear()
-        if progress:
-            progress(len(items), len(items) if last else None)
+            for item in pending:
+                item.retire()
+            pending.clear()
+            late.clear()
+            if progress:
+                progress(len(items), len(items) if last else None)
 
-    for item in _group(iter_bibliography(text_, format), report, late):
-        items.append(item)
-        pending.append(item)
-        if len(pending) + len(late) >= CHUNK_SIZE:
-            flush()
-    if pending or late or not items:
-        flush(last=True)
-    elif progress:
-        progress(len(items), len(items))
+        for item in _group(iter_bibliography(text_, format), report, late):
+            items.append(item)
+            pending.append(item)
+            if len(pending) + len(late) >= CHUNK_SIZE:
+                flush()
+        if pending or late or not items:
+            flush(last=True)
+        elif progress:
+            progress(len(items), len(items))
     for item in items:
         item.ref = ref = None if item.keys[0][0] == "title" else str(item.current.primary_ref())
         row = report[item.index]
@@ -366,11 +366,10 @@ def _keyword_tags(keywords: list[str], problems: list[str]) -> list[str]:
     return tags
 
 
-def _title_index(store: Store) -> dict[str, int]:
+def _title_index(conn: Connection) -> dict[str, int]:
     """Entries without any identifier, by title key: the only way to recognise them again."""
-    with store.read() as conn:
-        rows = conn.execute(text(f"SELECT id, title, year FROM entries WHERE coalesce({', '.join(ID_FIELDS)}) "
-                                 "IS NULL ORDER BY id DESC")).all()
+    rows = conn.execute(text(f"SELECT id, title, year FROM entries WHERE coalesce({', '.join(ID_FIELDS)}) "
+                             "IS NULL ORDER BY id DESC")).all()
     return {_title_key(title, year): entry_id for entry_id, title, year in rows}
 
 
