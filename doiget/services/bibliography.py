@@ -6,6 +6,7 @@ no differing id and agreeing titles), within the file and with the library; an i
 record that is NOT the same work is set aside (``extra["conflicting-ids"]``) and reported. Merging
 into a library entry fills its empty fields and reports every field that differs, unless
 ``overwrite`` (see :func:`merge_policy`). Records with no identifier are matched by title and year
+(unless their first page, volume or authors tell them apart: :func:`doiget.identity.marks_agree`)
 against entries that have none either, so importing a file twice adds nothing. New entries get
 their citation key once (the file's own when free). They are written in chunks through
 :mod:`doiget.store.bulk`, all in one transaction: a file that fails part way (a syntax error late in
