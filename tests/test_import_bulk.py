@@ -98,13 +98,45 @@ def test_array_read_in_pieces_reads_as_json_loads_does():
             assert _outcome(lambda: list(safejson.items(pieces, "CSL-JSON"))) == whole, (array[:30], size)
 
 
-def test_a_broken_csl_file_fails_before_any_record(tmp_path):
+def test_a_broken_csl_file_imports_nothing(tmp_path, monkeypatch):
+    """The reader raises a syntax error when it reaches it; the import, one transaction over all its
+    chunks (here of 5 records), then adds nothing, and the library is as it was (triggers included)."""
+    from doiget.services import bibliography
+    monkeypatch.setattr(bibliography, "CHUNK_SIZE", 5)
     with pytest.raises(DoigetError, match="Extra data at line 2, column 1"):
-        next(iter_csl(json.dumps(ITEMS) + "\n,"))
+        list(iter_csl(json.dumps(ITEMS) + "\n,"))
     with open_library(tmp_path) as lib:
+        lib.import_bibliography(json.dumps(ITEMS[:2]), format="csl-json")
+        before = lib.export("csl-json")
         with pytest.raises(DoigetError, match="Expecting ',' delimiter"):
             lib.import_bibliography(json.dumps(ITEMS * 50)[:-1] + " 7]", format="csl-json")
-        assert lib.recent() == []
+        assert lib.export("csl-json") == before and len(lib.search("octopus")) == 2
+        with lib.store.read() as conn:
+            triggers = {name for (name,) in conn.execute(text("SELECT name FROM sqlite_master WHERE type = 'trigger'"))}
+        assert set(INSERT_TRIGGERS) <= triggers
+
+
+def test_an_import_stopped_after_written_chunks_adds_nothing(tmp_path, monkeypatch):
+    """A failure after some chunks were written (here the progress callback raising, as a Ctrl-C would)
+    leaves no entry, name, tag or index row of the file behind."""
+    from doiget.services import bibliography
+    monkeypatch.setattr(bibliography, "CHUNK_SIZE", 3)
+    written = []
+
+    def progress(done, total):
+        written.append(done)
+        if len(written) == 2:
+            raise KeyboardInterrupt
+
+    with open_library(tmp_path) as lib:
+        with pytest.raises(KeyboardInterrupt):
+            lib.import_bibliography(json.dumps(ITEMS), format="csl-json", progress=progress)
+        assert written == [3, 6]
+        with lib.store.read() as conn:
+            counts = [conn.execute(text(f"SELECT count(*) FROM {table}")).scalar()
+                      for table in ("entries", "entry_authors", "authors", "entry_tags", "tags", "entry_search_text")]
+        assert counts == [0] * 6 and lib.search("octopus") == []
+        assert lib.import_bibliography(json.dumps(ITEMS), format="csl-json").added == 12
 
 
 def test_a_file_is_decoded_as_it_is_read_and_stores_what_its_text_stores(tmp_path, monkeypatch):

@@ -15,6 +15,7 @@ from corpus import BIBTEX_FILES, CDL, SMALL_FILES, read, records
 from pybtex.database import Person
 
 from doiget.config import Config
+from doiget.formats.bibtex import to_bibtex
 from doiget.formats.latex import untex
 from doiget.library import Library
 
@@ -27,9 +28,11 @@ def _decoded(parts: list[str]) -> str | None:
 
 
 def _pybtex_names(value: str) -> list[tuple[str | None, str | None]] | None:
-    """(family with particle, given) of each name by pybtex; None when pybtex cannot read the list."""
+    """(family with particle, given) of each name by pybtex; None when pybtex cannot read the list. A last
+    name ``others`` is BibTeX's "et al." (what its styles print for it), no person."""
+    names = bibtexparser.middlewares.names.split_multiple_persons_names(value)
     try:
-        people = [Person(name) for name in bibtexparser.middlewares.names.split_multiple_persons_names(value)]
+        people = [Person(name) for name in (names[:-1] if names and names[-1] == "others" else names)]
     except Exception:  # noqa: BLE001 - pybtex raises on names it cannot read; those count as misses
         return None
     return [(_decoded(p.prelast_names + p.last_names), _decoded(p.first_names + p.middle_names)) for p in people]
@@ -93,6 +96,19 @@ def test_family_given_fidelity_against_pybtex_is_at_least_995_per_mille(name_agr
     assert matched / total >= 0.995, misses[:20]
 
 
+def test_and_others_is_et_al_not_a_person_and_is_exported_again():
+    # cdl.bib: 30 author lists end in "and others"
+    cut = [r for r in records(CDL) if (r.work.extra.get("bibtex-others") or []) == ["author"]]
+    assert len(cut) == 30
+    assert not [r.key for r in records(CDL) for a in r.work.authors if a.name.lower() == "others"]
+    canli = next(r.work for r in cut if r.key == "CanlEtal00")
+    assert [a.name for a in canli.authors][-1] == "Larry Cahill"
+    assert "author = {Canli, Turhan and Zhao, Zuo and Brewer, James and Gabrieli, John D E and Cahill, Larry and others}" \
+        in to_bibtex([canli])
+    (again,) = records_of(to_bibtex([canli]))
+    assert (again.work.authors, again.work.extra["bibtex-others"]) == (canli.authors, ["author"])
+
+
 def test_editors_are_kept_with_their_role_and_agree_with_pybtex(name_agreement):
     matched, total, misses = name_agreement["editor"]
     print(f"editors: {matched}/{total} = {matched / total:.4%}; misses: {misses[:5]}")
@@ -131,6 +147,43 @@ def test_every_doi_form_normalises_to_the_bare_doi():
     for form in forms:
         (record,) = records_of(f"@article{{k, title={{T}}, doi={{{form}}}}}")
         assert record.work.doi == "10.1000/x1", form
+
+
+def test_latex_escapes_in_dois_and_urls_are_undone_and_the_same_doi_merges(tmp_path):
+    # Mendeley writes {\_} in URLs (and file paths), hand-written files \_ and $\_$ in DOIs: a backslash or brace
+    # is never part of a DOI or URL, and the escaped DOI is the same paper as the plain one.
+    bib = r"""@incollection{Dinh2008, title = {{Measuring the Similarity of Vector Fields}}, year = {2008},
+  doi = {10.1007/978-3-540-89689-0{\_}23},
+  file = {:home/u/Mendeley Desktop/Dinh-Xu2008{\_}Chapter.pdf:pdf},
+  url = {http://link.springer.com/10.1007/978-3-540-89689-0{\_}23}}
+@article{b, title = {B}, doi = {10.1000/a\_b}, url = {https://example.org/q?a=1\&b=x\%20y}}
+@article{c, title = {C}, doi = {10.1000/c$\_$d}}
+"""
+    first, second, third = records_of(bib)
+    assert (first.work.doi, first.work.url) == ("10.1007/978-3-540-89689-0_23",
+                                                "http://link.springer.com/10.1007/978-3-540-89689-0_23")
+    assert first.work.extra["bibtex"]["file"] == r":home/u/Mendeley Desktop/Dinh-Xu2008{\_}Chapter.pdf:pdf"
+    assert (second.work.doi, second.work.url) == ("10.1000/a_b", "https://example.org/q?a=1&b=x%20y")
+    assert third.work.doi == "10.1000/c_d"
+    with Library(Config(home=tmp_path / "lib", profile="full")) as lib:
+        (tmp_path / "escaped.bib").write_text(bib, encoding="utf-8")
+        (tmp_path / "plain.bib").write_text("@article{p, title={Measuring the Similarity of Vector Fields}, "
+                                            "doi={10.1007/978-3-540-89689-0_23}}", encoding="utf-8")
+        lib.import_bibliography(tmp_path / "escaped.bib")
+        report = lib.import_bibliography(tmp_path / "plain.bib")
+        assert [(row.status, row.id) for row in report.report] == [("merged", 1)]
+
+
+def test_urls_of_a_real_zotero_export_keep_no_latex_escape():
+    # a 2014 Better BibLaTeX export escapes & and % in 9 URLs; the same library's CSL-JSON has them bare
+    from export_helpers import ZOTERO_BIB, ZOTERO_CSL
+
+    urls = [r.work.url for r in records(ZOTERO_BIB) if r.work.url]
+    csl = {item["URL"] for item in json.loads(ZOTERO_CSL.read_text(encoding="utf-8")) if item.get("URL")}
+    assert "http://ebooks.abc-clio.com/reader.aspx?isbn=9781576078877&id=SCENLTE.66" in urls
+    assert "http://onlinebooks.library.upenn.edu/webbin/book/browse?type=lcsubc&key=Medicine%20--%20Terminology&c=x" in urls
+    assert not [u for u in urls if "\\" in u]
+    assert len(csl & set(urls)) > 100
 
 
 def records_of(text: str):

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from doiget import safejson
@@ -36,19 +36,15 @@ def parse_csl(text: str) -> list[ImportRecord]:
     return list(iter_csl(text))
 
 
-def iter_csl(text: str | Callable[[], Iterable[str]]) -> Iterator[ImportRecord]:
-    """The records of :func:`parse_csl` one at a time: an array is checked, then decoded item by item, so
-    only the text and the records taken so far are held, never the whole decoded document. ``text`` may
-    also be a function giving the pieces of an array afresh (a file, read twice and never held whole)."""
-    if callable(text):
-        array: Callable[[], str | Iterable[str]] | None = lambda: _without_bom(text())
-    else:
-        text = text.lstrip("\ufeff")
-        array = (lambda: text) if text.lstrip(" \t\r\n").startswith("[") else None
-    if array:
-        for _ in safejson.items(array(), "CSL-JSON"):
-            pass  # a syntax error anywhere fails the file before any record is imported
-        data: Iterable[Any] = safejson.items(array(), "CSL-JSON")
+def iter_csl(text: str | Iterable[str]) -> Iterator[ImportRecord]:
+    """The records of :func:`parse_csl` one at a time: an array is decoded item by item, so only the text
+    and the records taken so far are held, never the whole decoded document. ``text`` may also be the
+    pieces of an array (a file, never held whole). A syntax error is raised when the reader reaches it,
+    after the records before it (the import writes in one transaction: a broken file adds nothing)."""
+    if not isinstance(text, str):
+        data: Iterable[Any] = safejson.items(_without_bom(text), "CSL-JSON")
+    elif (text := text.lstrip("\ufeff")).lstrip(" \t\r\n").startswith("["):
+        data = safejson.items(text, "CSL-JSON")
     else:
         data = safejson.loads(text, "CSL-JSON")
         if isinstance(data, dict):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from itertools import chain
 from pathlib import Path
 from typing import Literal
 
@@ -35,11 +36,12 @@ def iter_bibliography(source: str | Path, format: Format = "auto") -> Iterator[I
     ``source`` is the document, or a file: a CSL-JSON array is then decoded as the file is read (it is
     never held whole), any other document is read whole first."""
     if isinstance(source, Path):
-        head = next(read_pieces(source), "")
+        pieces = read_pieces(source)
+        head = next(pieces, "")
         if format in ("auto", "csl-json") and head.lstrip("\ufeff").lstrip(" \t\r\n").startswith("["):
             from doiget.formats.csl_read import iter_csl
-            return iter_csl(lambda: read_pieces(source))
-        source = "".join(read_pieces(source))
+            return iter_csl(chain([head], pieces))
+        source = head + "".join(pieces)
     if format == "auto":
         format = _detect(source)
     return _parse(source, format)

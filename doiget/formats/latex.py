@@ -74,3 +74,18 @@ def untex(value: str) -> str:
     if text is None:
         text = _LATEX.latex_to_text(value)
     return " ".join(text.split())
+
+
+# What .bib writers put in a DOI or URL for classic BibTeX, whose text mode takes none of these characters bare:
+# Mendeley's {\_}, BibDesk's \& and \% (both in the real files of tests/fixtures), hand-written \_ and $\_$.
+# A backslash or a brace is never part of a DOI or URL (RFC 3986 has them percent-encoded), so the escape is
+# undone, never kept.
+_VERBATIM_ESCAPE = re.compile(r"\{\\([_&%#$])\}|\\([_&%#$])|\$\\_\$")
+
+
+def unescape_verbatim(value: str) -> str:
+    """A DOI, URL or identifier field as its writer meant it: ``10.1007/978-3-540-89689-0{\\_}23`` ->
+    ``10.1007/978-3-540-89689-0_23``, ``?a=1\\&b=2`` -> ``?a=1&b=2``."""
+    if "\\" not in value:
+        return value
+    return _VERBATIM_ESCAPE.sub(lambda m: m.group(1) or m.group(2) or "_", value)

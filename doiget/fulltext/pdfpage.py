@@ -79,12 +79,20 @@ def text_page(page: mupdf.FzPage) -> mupdf.FzStextPage:
     rotate = mupdf.pdf_to_int(mupdf.pdf_dict_get_inheritable(page_dict, mupdf.PDF_ENUM_NAME_Rotate))
     if rotate % 360 and not rotate % 90:  # PyMuPDF's test of a turned page (not turned back: read once)
         mupdf.pdf_dict_put_int(page_dict, mupdf.PDF_ENUM_NAME_Rotate, 0)
+    options, identity = _run_arguments()
     textpage = mupdf.FzStextPage(mupdf.fz_bound_page(page))
-    device = mupdf.fz_new_stext_device(
-        textpage, mupdf.FzStextOptions(mupdf.FZ_STEXT_PRESERVE_WHITESPACE | mupdf.FZ_STEXT_CLIP))
-    mupdf.fz_run_page(page, device, mupdf.FzMatrix(), mupdf.FzCookie())  # annotations too (a stamp, a comment)
+    device = mupdf.fz_new_stext_device(textpage, options)
+    mupdf.fz_run_page(page, device, identity, mupdf.FzCookie())  # annotations too (a stamp, a comment)
     mupdf.fz_close_device(device)
     return textpage
+
+
+@lru_cache(maxsize=1)
+def _run_arguments() -> tuple[mupdf.FzStextOptions, mupdf.FzMatrix]:
+    """The text device's options and the identity matrix, made once (~13 µs a page): MuPDF copies both."""
+    from pymupdf import mupdf
+
+    return mupdf.FzStextOptions(mupdf.FZ_STEXT_PRESERVE_WHITESPACE | mupdf.FZ_STEXT_CLIP), mupdf.FzMatrix()
 
 
 def _line(line: dict, text: str, html: str) -> Line:
