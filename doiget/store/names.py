@@ -67,14 +67,12 @@ def write_names(conn: Connection, pairs: Sequence[tuple[int, Work]]) -> dict[int
     tails = {ident: (index[key][0], a.name, a.family, a.given, *[_part(a, part) for part in parts])
              for ident, (key, a) in known.items()}  # each Author's values after (entry, position, role)
     spelled = {ident: index[key][1] for ident, (key, _) in known.items()}
-    rows, joined = [], {}
-    for entry_id, names in named:
-        rows += [(entry_id, position, role, *tails[id(a)]) for position, (role, a) in enumerate(names)]
-        joined[entry_id] = "; ".join([spelled[id(a)] for _, a in names])
+    rows = [(entry_id, position, role, *tails[id(a)]) for entry_id, names in named
+            for position, (role, a) in enumerate(names)]
     columns = ("entry_id", "position", "role", "author_id", "name", "family", "given", *parts)
     conn.exec_driver_sql(f"INSERT INTO entry_authors ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})",
                          rows)
-    return joined
+    return {entry_id: "; ".join([spelled[id(a)] for _, a in names]) for entry_id, names in named}
 
 
 def _part(author: Author, part: str) -> object:
