@@ -8,9 +8,16 @@ and compared with difflib's ratio, agreeing at ``TITLE_AGREEMENT`` or above, or 
 titles (before a colon) agree at ``MAIN_TITLE_AGREEMENT``. 0.9 lets through typos, a dropped
 article and Unicode/LaTeX spelling differences ("Schrödinger" / "Schrodinger"); chapters of one
 book and different papers sharing a bogus id stay apart (tests/test_identity.py has both kinds).
+
+Records without any identifier are candidates for one work when their normalised titles and years are the
+same; they are one work unless their :class:`Marks` disagree (:func:`marks_agree`): chapters filed under
+their book's title and letters under one heading share a title and a year but not a first page, a volume
+or an author.
 """
 from __future__ import annotations
 
+import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 from functools import lru_cache
@@ -19,6 +26,7 @@ from doiget.models import ID_FIELDS
 from doiget.text import words
 
 TITLE_AGREEMENT = 0.90
+_PAGE_SPLIT = re.compile(r"\s*(?:-+|[\u2010-\u2015])\s*")
 MAIN_TITLE_AGREEMENT = 0.95
 
 
@@ -83,3 +91,38 @@ def decide(a: Side, b: Side) -> Decision:
         return Decision(False, matched, f"same {matched} but the titles differ "
                         f"(similarity {title_similarity(a.title, b.title):.2f} < {TITLE_AGREEMENT})")
     return Decision(True, matched, f"same {matched} and agreeing titles")
+
+
+@dataclass(frozen=True)
+class Marks:
+    """What tells apart records without identifiers that share a title and year: the first page, the
+    volume and the authors' family names (folded; an organisation's whole name), each possibly unknown."""
+
+    first_page: str | None = None
+    volume: str | None = None
+    families: frozenset[str] = frozenset()
+
+    @classmethod
+    def of(cls, pages: str | None, volume: str | None, families: Iterable[str]) -> Marks:
+        """From the fields as stored; ``families``: each author's family name, or whole name if it has none."""
+        return cls(first_page(pages), normalised_title(volume) or None,
+                   frozenset(filter(None, map(normalised_title, families))))
+
+    def filled(self, other: Marks) -> Marks:
+        """Unknown parts taken from ``other`` (as a merge fills empty fields)."""
+        return Marks(self.first_page or other.first_page, self.volume or other.volume, self.families or other.families)
+
+
+def first_page(pages: str | None) -> str | None:
+    """The first page of a page range ("2301--2315", "2301-15", "e0123" -> itself), folded; None if none."""
+    first = normalised_title(_PAGE_SPLIT.split(pages or "", maxsplit=1)[0])
+    return first or None
+
+
+def marks_agree(a: Marks, b: Marks) -> bool:
+    """Whether two records with the same title and year and no identifier are one work: yes, unless both
+    give a first page and these differ, or both a volume and these differ, or both name authors and no
+    family name is in both."""
+    return not ((a.first_page and b.first_page and a.first_page != b.first_page)
+                or (a.volume and b.volume and a.volume != b.volume)
+                or (a.families and b.families and not a.families & b.families))

@@ -70,17 +70,18 @@ class Ref:
             return text
         if local and isinstance(text, str) and _LOCAL_ID.fullmatch(text.strip()):
             return cls.local(int(text.strip()[1:]))
+        accepted = ACCEPTED_SHAPES + (", or #<id>: a library entry's id" if local else "")
         if not isinstance(text, str):
-            raise DoigetError(ErrorCode.INVALID_REF, f"identifier must be a string; accepted: {ACCEPTED_SHAPES}")
+            raise DoigetError(ErrorCode.INVALID_REF, f"identifier must be a string; accepted: {accepted}")
         raw = text.strip()
         if not raw:
-            raise DoigetError(ErrorCode.INVALID_REF, f"empty identifier; accepted: {ACCEPTED_SHAPES}")
+            raise DoigetError(ErrorCode.INVALID_REF, f"empty identifier; accepted: {accepted}")
         if len(raw) > MAX_REF_LENGTH:
             raise DoigetError(ErrorCode.INVALID_REF, f"identifier longer than {MAX_REF_LENGTH} characters")
         ref = _parse(raw)
         if ref is None:
             shown = raw if len(raw) <= 80 else raw[:77] + "..."
-            raise DoigetError(ErrorCode.INVALID_REF, f"not a recognised identifier: {shown!r}; accepted: {ACCEPTED_SHAPES}")
+            raise DoigetError(ErrorCode.INVALID_REF, f"not a recognised identifier: {shown!r}; accepted: {accepted}")
         return ref
 
     @classmethod

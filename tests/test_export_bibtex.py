@@ -102,3 +102,11 @@ def test_exported_bib_of_real_fixtures_compiles_with_pdflatex_and_bibtex(tmp_pat
     assert r'G{\"o}del' in bbl and r"{\O}rsted\_Studies" in bbl
     # corporate authors stay one name, not abbreviated by the style as given names
     assert "{Federative International Committee on Anatomical Terminology}" in " ".join(bbl.split())
+
+
+def test_a_name_with_only_a_given_name_is_one_braced_part():
+    # citeproc's test suite: {"given": "Banksy"}; ", Banksy" made biber's parser crash
+    from doiget.formats.names import make_author
+
+    bib = to_bibtex([Work(title="Item 1", authors=[make_author(given="Banksy")])])
+    assert "author = {{Banksy}}" in bib

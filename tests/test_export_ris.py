@@ -49,3 +49,14 @@ def test_single_page_and_several_records():
     records = read_ris(to_ris([Work(title="A", pages="e1003"), Work(title="B")]))
     assert [r["TI"] for r in records] == [["A"], ["B"]]
     assert "EP" not in records[0] and records[0]["SP"] == ["e1003"]
+
+
+def test_names_keep_particles_suffixes_and_organisations():
+    from doiget.formats.names import make_author
+    from doiget.formats.ris import ris_name
+
+    assert ris_name(make_author(family="Gogh", particle="van", given="Vincent")) == "van Gogh, Vincent"
+    assert ris_name(make_author(family="La Fontaine", dropping_particle="de", given="Jean")) == "La Fontaine, Jean de"
+    assert ris_name(make_author(family="Xu", given="Liyan", suffix="Jr.")) == "Xu, Liyan, Jr."
+    assert ris_name(make_author(literal="World Health Organization")) == "World Health Organization"
+    assert ris_name(make_author(family="Plato")) == "Plato"

@@ -15,6 +15,7 @@ from corpus import BIBTEX_FILES, CDL, SMALL_FILES, read, records
 from pybtex.database import Person
 
 from doiget.config import Config
+from doiget.formats.bibtex import to_bibtex
 from doiget.formats.latex import untex
 from doiget.library import Library
 
@@ -27,9 +28,11 @@ def _decoded(parts: list[str]) -> str | None:
 
 
 def _pybtex_names(value: str) -> list[tuple[str | None, str | None]] | None:
-    """(family with particle, given) of each name by pybtex; None when pybtex cannot read the list."""
+    """(family with particle, given) of each name by pybtex; None when pybtex cannot read the list. A last
+    name ``others`` is BibTeX's "et al." (what its styles print for it), no person."""
+    names = bibtexparser.middlewares.names.split_multiple_persons_names(value)
     try:
-        people = [Person(name) for name in bibtexparser.middlewares.names.split_multiple_persons_names(value)]
+        people = [Person(name) for name in (names[:-1] if names and names[-1] == "others" else names)]
     except Exception:  # noqa: BLE001 - pybtex raises on names it cannot read; those count as misses
         return None
     return [(_decoded(p.prelast_names + p.last_names), _decoded(p.first_names + p.middle_names)) for p in people]
@@ -91,6 +94,19 @@ def test_family_given_fidelity_against_pybtex_is_at_least_995_per_mille(name_agr
     print(f"authors: {matched}/{total} = {matched / total:.4%} agree with pybtex; first misses: {misses[:5]}")
     assert total > 20_000
     assert matched / total >= 0.995, misses[:20]
+
+
+def test_and_others_is_et_al_not_a_person_and_is_exported_again():
+    # cdl.bib: 30 author lists end in "and others"
+    cut = [r for r in records(CDL) if (r.work.extra.get("bibtex-others") or []) == ["author"]]
+    assert len(cut) == 30
+    assert not [r.key for r in records(CDL) for a in r.work.authors if a.name.lower() == "others"]
+    canli = next(r.work for r in cut if r.key == "CanlEtal00")
+    assert [a.name for a in canli.authors][-1] == "Larry Cahill"
+    assert "author = {Canli, Turhan and Zhao, Zuo and Brewer, James and Gabrieli, John D E and Cahill, Larry and others}" \
+        in to_bibtex([canli])
+    (again,) = records_of(to_bibtex([canli]))
+    assert (again.work.authors, again.work.extra["bibtex-others"]) == (canli.authors, ["author"])
 
 
 def test_editors_are_kept_with_their_role_and_agree_with_pybtex(name_agreement):

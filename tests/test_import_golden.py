@@ -7,7 +7,9 @@ session 4 for three intended changes only: text stored in NFC, CSL dates other t
 parts, and no conflict reported for the same date or for names shown alike but split into parts otherwise;
 and once more for the unread .bib fields kept as written, not in NFC (a decomposed `file` path, 3 entries);
 and in session 5 for URLs read without the LaTeX escapes of the .bib (``\\&`` ``\\%``: 2 stored URLs,
-4 false url conflicts gone).
+4 false url conflicts gone), and for records without identifiers that share a title and year but not a first
+page, volume or author, no longer merged (33 records, each checked: citeproc's test items reusing a title for
+different authors, and citation-js's 'Longshot' book and its pages 138-161).
 
 Regenerate only for an intended change of behaviour: ``DOIGET_WRITE_GOLDEN=1 pytest tests/test_import_golden.py``.
 """

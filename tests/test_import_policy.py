@@ -7,9 +7,10 @@ import json
 import pytest
 
 from cli_process import run_doiget
+from corpus import CDL, read
 from doiget.config import Config
 from doiget.errors import DoigetError
-from doiget.identity import TITLE_AGREEMENT, Side, decide, title_similarity
+from doiget.identity import TITLE_AGREEMENT, Marks, Side, decide, marks_agree, title_similarity
 from doiget.library import Library
 from doiget.models import Author, Work
 
@@ -73,6 +74,38 @@ def test_title_agreement_threshold():
                       Side({"doi": "10.1/x"}, "Chapter 2: Methods", frozenset({"doi"})))
     declared = decide(Side({"doi": "10.1/x"}, "Chapter 1: Introduction"), Side({"doi": "10.1/x"}, "Anything"))
     assert (inferred.same, declared.same) == (False, True)
+
+
+def _cdl_entries(*keys: str) -> str:
+    """The .bib text of the entries ``keys`` of cdl.bib (a real BibDesk library: no identifiers in these)."""
+    blocks = {block.split("{", 1)[1].split(",", 1)[0]: "@" + block for block in read(CDL).split("\n@")[1:]}
+    return "\n".join(blocks[key] for key in keys)
+
+
+def test_records_without_ids_sharing_a_title_and_year_merge_only_when_nothing_tells_them_apart(lib):
+    # Chapters filed under their book's title (different authors and pages), two letters under one heading
+    # in one issue (different pages), then real duplicates: one author more, a page range cut to its first page.
+    text = _cdl_entries("Conl09", "Wolf09", "SchaRitt09", "BlocLeMo94", "GerfKeef94", "Rugg00", "RuggAlla00",
+                        "CronEtal98a", "CronEtal98c")
+    report = lib.import_bibliography(text, "bibtex")
+    assert [(row.key, row.status) for row in report.report] == [
+        ("Conl09", "added"), ("Wolf09", "added"), ("SchaRitt09", "added"), ("BlocLeMo94", "added"),
+        ("GerfKeef94", "added"), ("Rugg00", "added"), ("RuggAlla00", "merged"), ("CronEtal98a", "added"),
+        ("CronEtal98c", "merged")]
+    assert len({row.id for row in report.report}) == 7
+    again = lib.import_bibliography(text, "bibtex")  # each record finds its own entry, none a sibling's
+    assert [row.id for row in again.report] == [row.id for row in report.report] and again.added == 0
+    later = lib.import_bibliography(_cdl_entries("Wolf09"), "bibtex")
+    assert later.report[0].id == report.report[1].id
+
+
+def test_marks_that_tell_works_apart():
+    chapter = Marks.of("289--301", None, ["Wolfensteller"])
+    assert not marks_agree(chapter, Marks.of("109-117", None, ["Conlin"]))  # first pages differ
+    assert not marks_agree(Marks.of(None, "15", ["Daw"]), Marks.of(None, "16", ["Daw"]))  # volumes differ
+    assert not marks_agree(Marks.of(None, None, ["Gerfen", "Keefe"]), Marks.of(None, None, ["Bloch", "Le Moine"]))
+    assert marks_agree(Marks.of("2301--2315", "121", ["Crone"]), Marks.of("2301", "121", ["Crone", "Lesser"]))
+    assert marks_agree(chapter, Marks.of(None, None, []))  # nothing known: nothing disagrees
 
 
 def test_titles_and_names_in_other_scripts_keep_different_works_apart(lib):

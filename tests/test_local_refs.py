@@ -11,7 +11,10 @@ def test_ref_parses_local_ids_only_when_asked():
     assert Ref.local(12).entry_id == 12 and Ref.parse("doi:10.1234/x", local=True).entry_id is None
     with pytest.raises(DoigetError) as err:
         Ref.parse("#12")  # identifier fields of imported records never become local refs
-    assert err.value.code is ErrorCode.INVALID_REF
+    assert err.value.code is ErrorCode.INVALID_REF and "#<id>" not in str(err.value)
+    with pytest.raises(DoigetError) as err:
+        Ref.parse("Smith2020", local=True)  # a citation key: the error says how to name an entry instead
+    assert "or #<id>: a library entry's id" in str(err.value)
 
 
 def test_info_and_fetch_name_the_same_entry_by_its_local_id(tmp_path):

@@ -13,7 +13,8 @@ from typing import Any
 from pylatexenc.latexencode import UnicodeToLatexEncoder
 
 from doiget.formats.keys import citation_keys
-from doiget.formats.fields import BIB_NAME_FIELDS, BOOKTITLE_TYPES, CSL_DATE_TO_BIB, CSL_TO_BIB, CSL_TO_BIB_TYPE
+from doiget.formats.fields import (BIB_NAME_FIELDS, BOOKTITLE_TYPES, CSL_ALSO_SPELT, CSL_DATE_TO_BIB, CSL_TO_BIB,
+                                   CSL_TO_BIB_TYPE)
 from doiget.formats.latex import untex
 from doiget.formats.names import to_bibtex_name
 from doiget.notices import citation_note
@@ -57,10 +58,6 @@ def _title(text: str) -> str:
 
 def _name(author: Author) -> str:
     return to_bibtex_name(author, latex_escape)
-
-
-def _names(authors: Sequence[Author]) -> str:
-    return " and ".join(_name(a) for a in authors)
 
 
 def _verbatim(text: str) -> str:
@@ -107,11 +104,13 @@ def _fields(work: Work, kind: str) -> list[tuple[str, str]]:
     aliases = work.extra.get("bibtex-fields", {})
     raw: dict[str, str] = dict(work.extra.get("bibtex", {}))
     fields: list[tuple[str, str]] = []
-    if work.authors:
-        fields.append(("author", _names(work.authors)))
-    for role, people in work.contributors.items():
-        if role in _BIB_NAME_OF_ROLE and people:
-            fields.append((_BIB_NAME_OF_ROLE[role], _names(people)))
+    others = work.extra.get("bibtex-others") or ()  # name lists that ended in "and others" ("et al.")
+    named = [("author", work.authors)] + [(_BIB_NAME_OF_ROLE[role], people) for role, people
+                                          in work.contributors.items() if role in _BIB_NAME_OF_ROLE]
+    for name, people in named:
+        listed = [_name(a) for a in people] + (["others"] if name in others else [])
+        if listed:
+            fields.append((name, " and ".join(listed)))
     fields += _title_fields(work)
     if work.venue:
         container = _CONTAINER_FIELD.get(kind) or ("booktitle" if kind in BOOKTITLE_TYPES else "howpublished")
@@ -130,7 +129,7 @@ def _fields(work: Work, kind: str) -> list[tuple[str, str]]:
         fields.append((aliases.get("publisher") or _PUBLISHER_FIELD.get(kind, "publisher"),
                        latex_escape(work.publisher)))
     for csl, name in CSL_TO_BIB.items():
-        value = work.extra.get(csl)
+        value = work.extra.get(csl) or work.extra.get(CSL_ALSO_SPELT.get(csl, ""))
         if isinstance(value, (str, int, float)) and str(value).strip():
             fields.append((aliases.get(csl, name), latex_escape(str(value))))
     for csl, name in CSL_DATE_TO_BIB.items():

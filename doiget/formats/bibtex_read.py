@@ -153,14 +153,17 @@ def _text(value: str | None, problems: list[str], name: str) -> str | None:
         return clean(value)
 
 
-def _names(value: str, problems: list[str]) -> list[Author]:
+def _names(value: str, problems: list[str]) -> tuple[list[Author], bool]:
+    """The persons of a name list, and whether it ends in ``and others`` (BibTeX's "et al.": no person)."""
     authors = []
-    for name in split_names(value):
+    names = split_names(value)
+    more = bool(names) and names[-1] == "others"
+    for name in names[:-1] if more else names:
         author, warning = bibtex_author(name, untex)
         authors.append(author)
         if warning:
             problems.append(warning)
-    return authors
+    return authors, more
 
 
 def _date(fields: dict[str, str]) -> tuple[int | None, str | None, str | None]:
@@ -213,9 +216,12 @@ def bib_record(key: str | None, kind: str, fields: dict[str, str], problems: lis
     aliases: dict[str, str] = {}  # column or CSL variable -> the BibTeX field the file used for it
     authors: list[Author] = []
     contributors: dict[str, list[Author]] = {}
+    others = []  # the name fields that end in "and others"
     for name, role in BIB_NAME_FIELDS.items():
         if fields.get(name, "").strip():
-            people = _names(fields[name], problems)
+            people, more = _names(fields[name], problems)
+            if more:
+                others.append(name)
             if role == "author":
                 authors = people
             else:
@@ -295,6 +301,8 @@ def bib_record(key: str | None, kind: str, fields: dict[str, str], problems: lis
         extra["bibtex"] = bibtex
     if aliases:
         extra["bibtex-fields"] = aliases
+    if others:
+        extra["bibtex-others"] = others
     files = [f for f in (fields.get("file") or "").split(";") if f.strip()]
     work_fields = {
         "title": title, "authors": authors, "contributors": contributors, "venue": venue, "year": year,

@@ -64,6 +64,17 @@ CSL_TO_BIB = {
     "original-title": "origtitle", "container-title-short": "shortjournal", "call-number": "callnumber",
     "volume-title": "maintitle", "part": "part", "medium": "medium", "status": "status",
 }
+# RIS tag -> the CSL variable it holds in Work.extra (SN: ISBN instead, unless every number in it is an ISSN).
+RIS_TO_CSL = {
+    "SN": "ISSN", "CY": "publisher-place", "ET": "edition", "ST": "title-short", "NV": "number-of-volumes",
+    "CN": "call-number", "SE": "section", "M3": "genre", "DB": "source", "J2": "container-title-short",
+    "T3": "collection-title", "OP": "original-title",
+}
+# RIS name tag -> CSL name variable (AU/A1: Work.authors).
+RIS_NAME_ROLES = {"A2": "editor", "A3": "collection-editor", "A4": "translator"}
+# Zotero 4's spellings of two CSL variables (its CSL-JSON as zotxt served it), kept as read: exports write them
+# where they write the variable.
+CSL_ALSO_SPELT = {"title-short": "shortTitle", "container-title-short": "journalAbbreviation"}
 BIB_DATE_FIELDS = {"urldate": "accessed", "eventdate": "event-date", "origdate": "original-date"}
 CSL_DATE_TO_BIB = {csl: bib for bib, csl in BIB_DATE_FIELDS.items()}
 CSL_DATE_VARIABLES = frozenset({"accessed", "available-date", "event-date", "issued", "original-date", "submitted"})

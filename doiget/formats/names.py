@@ -225,8 +225,10 @@ def _needs_braces(text: str) -> bool:
 
 
 def to_bibtex_name(author: Author, escape: Callable[[str], str]) -> str:
-    """``author`` in BibTeX's ``von Last, Jr, First`` form; ``escape`` LaTeX-escapes text."""
-    if author.literal or not (author.family or author.given):
+    """``author`` in BibTeX's ``von Last, Jr, First`` form; ``escape`` LaTeX-escapes text. A name without a
+    family name (an organisation, a mononym given as a given name: CSL's ``{"given": "Banksy"}``) is one
+    braced part: ``, Banksy`` is no BibTeX name (biber's parser crashes on it)."""
+    if author.literal or not author.family:
         return "{" + escape(author.name) + "}"
     family = escape(author.family or "")
     if author.family and (_needs_braces(author.family) or (not author.particle and _lower(author.family))):

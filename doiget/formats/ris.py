@@ -1,10 +1,19 @@
-"""RIS export (the tagged format EndNote, Zotero, Mendeley and most databases read)."""
+"""RIS export (the tagged format EndNote, Zotero, Mendeley and most databases read).
+
+Everything :mod:`doiget.formats.ris_read` reads is written back under the same tag, so a RIS file
+imported and exported again keeps its fields; the tags a RIS import kept unread (``extra["ris"]``)
+are written back as they came.
+"""
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import Any
 
-from doiget.models import Work
+from rispy import TAG_KEY_MAPPING
+
+from doiget.formats.fields import CSL_ALSO_SPELT, RIS_NAME_ROLES, RIS_TO_CSL
+from doiget.models import Author, Work
 from doiget.notices import citation_note
 
 RIS_TYPES = {
@@ -14,24 +23,67 @@ RIS_TYPES = {
     "manuscript": "UNPB", "software": "COMP", "patent": "PAT",
 }
 _RANGE = re.compile(r"^\s*(\S+?)\s*(?:-+|[\u2010-\u2015])\s*(\S+)\s*$")
+_KEY_TAG = {key: tag for tag, key in TAG_KEY_MAPPING.items()}
 
 
 def ris_type(work: Work) -> str:
-    """The RIS ``TY`` of ``work``: ``GEN`` for preprints and anything without a closer RIS type."""
+    """The RIS ``TY`` of ``work``: the type its RIS record had, else by CSL type; ``GEN`` for preprints and
+    anything without a closer RIS type."""
+    original = work.extra.get("ris-type")
+    if isinstance(original, str) and original:
+        return original
     return RIS_TYPES.get(work.type or "", "GEN")
 
 
+def ris_name(author: Author) -> str:
+    """``Family, Given[, Suffix]`` with the particles where RIS readers put them (``van Gogh, Vincent``,
+    ``La Fontaine, Jean de``); an organisation as its name."""
+    if author.literal or not author.family:
+        return author.name
+    family = " ".join(p for p in (author.particle, author.family) if p)
+    given = " ".join(p for p in (author.given, author.dropping_particle) if p)
+    return ", ".join(p for p in (family, given, author.suffix) if p) if given or author.suffix else family
+
+
+def _date(value: Any) -> str | None:
+    """A CSL date (``{"date-parts": [[2014, 9, 9]]}``) as RIS writes one: ``2014/09/09/``."""
+    parts = (value.get("date-parts") or [[]])[0] if isinstance(value, dict) else []
+    if parts and all(str(p).isdigit() for p in parts):
+        padded = [str(parts[0])] + [f"{int(p):02d}" for p in parts[1:3]]
+        return "/".join(padded + [""] * (4 - len(padded)))
+    return value.get("raw") or value.get("literal") if isinstance(value, dict) else None
+
+
 def _record(work: Work) -> list[tuple[str, str | None]]:
-    lines = [("TY", ris_type(work))]
-    lines += [("AU", f"{a.family}, {a.given}" if a.family and a.given else a.family or a.name) for a in work.authors]
-    lines += [("TI", work.title), ("T2", work.venue), ("PY", str(work.year) if work.year else None),
-              ("VL", work.volume), ("IS", work.issue)]
+    kind = ris_type(work)
+    extra = work.extra
+    lines = [("TY", kind), ("ID", work.citekey)]
+    lines += [("AU", ris_name(a)) for a in work.authors]
+    lines += [(tag, ris_name(a)) for tag, role in RIS_NAME_ROLES.items() for a in work.contributors.get(role, [])]
+    lines += [("TI", work.title), ("T2", work.venue), ("PY", str(work.year) if work.year else None)]
+    if work.published and "-" in work.published:
+        lines.append(("DA", _date({"date-parts": [work.published.split("-")]})))
+    lines += [("VL", work.volume), ("IS", work.issue)]
     if work.pages:
         span = _RANGE.match(work.pages)
         lines += [("SP", span.group(1)), ("EP", span.group(2))] if span else [("SP", work.pages)]
-    lines += [("PB", work.publisher), ("DO", work.doi), ("UR", work.url), ("AB", work.abstract)]
-    lines += [("AN", f"{kind}:{value}") for kind, value in work.ids().items() if kind != "doi"]
+    lines += [("PB", work.publisher), ("DO", work.doi), ("UR", work.url), ("AB", work.abstract),
+              ("LA", work.language)]
+    lines += [("SN", extra.get("ISBN"))]  # ISSN below: the reader tells them apart by their shape
+    for tag, csl in RIS_TO_CSL.items():
+        value = extra.get(csl) or extra.get(CSL_ALSO_SPELT.get(csl, ""))
+        if isinstance(value, (str, int, float)):
+            lines.append((tag, str(value)))
+    lines += [("KW", tag) for tag in getattr(work, "tags", None) or []]
+    lines += [("AN", f"{name}:{value}") for name, value in work.ids().items() if name != "doi"]
+    lines.append(("Y2", _date(extra.get("accessed"))))
+    note = extra.get("note")
+    lines += [("N1", line) for line in (note.splitlines() if isinstance(note, str) else [])]
     lines.append(("N1", citation_note(work.updates or [])))  # a retracted (withdrawn, ...) work says so
+    for key, value in (extra.get("ris") or {}).items():
+        tagged = value.items() if key == "unknown_tag" and isinstance(value, dict) else [(_KEY_TAG.get(key), value)]
+        lines += [(tag, str(v)) for tag, values in tagged if tag for v in (values if isinstance(values, list)
+                                                                            else [values])]
     return lines
 
 
@@ -39,6 +91,6 @@ def to_ris(works: Sequence[Work]) -> str:
     """RIS records for ``works``, one ``TY`` ... ``ER`` block each; values are folded onto one line."""
     out = []
     for work in works:
-        out += [f"{tag}  - {' '.join(value.split())}" for tag, value in _record(work) if value]
+        out += [f"{tag}  - {' '.join(value.split())}" for tag, value in _record(work) if value and value.strip()]
         out += ["ER  - ", ""]
     return "\n".join(out)

@@ -9,11 +9,14 @@ import re
 from typing import Any
 
 import rispy
+from rispy import TAG_KEY_MAPPING
 
 from doiget.errors import DoigetError, ErrorCode
+from doiget.formats.fields import RIS_NAME_ROLES, RIS_TO_CSL
 from doiget.formats.names import make_author
 from doiget.formats.record import YEAR, ImportRecord, clean, find_ids, iso_date, keywords, make_record
 from doiget.models import Author
+from doiget.refs import try_parse
 
 RIS_TO_CSL_TYPE = {
     "JOUR": "article-journal", "JFULL": "article-journal", "EJOUR": "article-journal", "MGZN": "article-magazine",
@@ -25,18 +28,14 @@ RIS_TO_CSL_TYPE = {
     "MAP": "map", "MPCT": "motion_picture", "SOUND": "song", "ART": "graphic", "PCOMM": "personal_communication",
     "PAMP": "pamphlet", "HEAR": "hearing", "BLOG": "post-weblog",
 }
-_NAME_ROLES = {"authors": "author", "first_authors": "author", "secondary_authors": "editor",
-               "tertiary_authors": "collection-editor", "subsidiary_authors": "translator",
-               "translated_author": "translator"}
-_CSL = {"issn": "ISSN", "place_published": "publisher-place", "edition": "edition", "short_title": "title-short",
-        "number_of_volumes": "number-of-volumes", "call_number": "call-number", "section": "section",
-        "type_of_work": "genre", "name_of_database": "source", "alternate_title1": "container-title-short",
-        "tertiary_title": "collection-title", "original_publication": "original-title"}
-_USED = frozenset({"type_of_reference", "id", "title", "primary_title", "secondary_title", "journal_name",
-                   "alternate_title3", "year", "publication_year", "date", "volume", "number", "start_page",
-                   "end_page", "doi", "urls", "abstract", "notes_abstract", "keywords", "publisher", "language",
-                   "notes", "note", "access_date", "file_attachments1", "accession_number", "label",
-                   "end_of_reference", *_NAME_ROLES, *_CSL})
+_NAME_ROLES = {"authors": "author", "first_authors": "author", "translated_author": "translator",
+               **{TAG_KEY_MAPPING[tag]: role for tag, role in RIS_NAME_ROLES.items()}}
+_CSL = {TAG_KEY_MAPPING[tag]: csl for tag, csl in RIS_TO_CSL.items()}
+_ISSN = re.compile(r"\d{4}-?\d{3}[\dXx]")
+# Read into the work whatever they hold; every other tag's value is kept under extra["ris"] unless the work
+# holds the same value (a second title, venue, abstract, date, URL or key the work has no place for is kept).
+_READ = frozenset({"type_of_reference", "end_of_reference", "volume", "number", "start_page", "end_page", "doi",
+                   "publisher", "language", "keywords", "notes", "note", "access_date", *_NAME_ROLES, *_CSL})
 
 
 def parse_ris(text: str) -> list[ImportRecord]:
@@ -72,16 +71,20 @@ def _date_parts(value: str | None) -> list[int]:
     return [int(p) for p in match.groups() if p] if match else []
 
 
-def _date(entry: dict[str, Any]) -> tuple[int | None, str | None]:
-    for name in ("publication_year", "year", "date"):
-        value = clean(entry.get(name))
-        parts = _date_parts(value)
-        if parts:
-            return parts[0], iso_date(parts)
-        year = YEAR.search(value or "")
-        if year:
-            return int(year.group(1)), None
-    return None, None
+def _date(entry: dict[str, Any]) -> tuple[int | None, str | None, set[str]]:
+    """(year, ISO date, the tags holding them): the year from Y1, PY or DA (the first that has one), the date
+    as precise as any of them that has the same year gives it (Zotero and EndNote: ``PY 2008``, ``DA
+    2008/03/01/``)."""
+    dates = {name: _date_parts(clean(entry.get(name))) for name in ("publication_year", "year", "date")}
+    first = next((parts for parts in dates.values() if parts), None)
+    if first is None:
+        for name in dates:
+            year = YEAR.search(clean(entry.get(name)) or "")
+            if year:
+                return int(year.group(1)), None, {name}
+        return None, None, set()
+    same = {name: parts for name, parts in dates.items() if parts and parts[0] == first[0]}
+    return first[0], iso_date(max(same.values(), key=len)), set(same)
 
 
 def ris_record(entry: dict[str, Any]) -> ImportRecord:
@@ -92,19 +95,19 @@ def ris_record(entry: dict[str, Any]) -> ImportRecord:
         people.setdefault(role, []).extend(_ris_name(n) for n in _list(entry.get(tag)))
     urls = _list(entry.get("urls"))
     notes = _list(entry.get("notes")) + _list(entry.get("note"))
-    ids, inferred, problems = find_ids({"doi": entry.get("doi")}, [*urls, *notes, *_list(entry.get("accession_number"))])
+    numbers = _list(entry.get("accession_number"))
+    ids, inferred, problems = find_ids({"doi": entry.get("doi")}, [*urls, *notes, *numbers])
     start, end = clean(entry.get("start_page")), clean(entry.get("end_page"))
-    year, published = _date(entry)
+    year, published, dates = _date(entry)
     extra: dict[str, Any] = {csl: clean(" ".join(_list(entry[tag]))) for tag, csl in _CSL.items() if entry.get(tag)}
+    if "ISSN" in extra and not all(_ISSN.fullmatch(n) for n in extra["ISSN"].replace(",", " ").split()):
+        extra["ISBN"] = extra.pop("ISSN")
     if notes:
         extra["note"] = "\n".join(notes)
     if entry.get("access_date"):
         raw = clean(entry["access_date"])  # Y2: kept as CSL date parts, as the other formats' access dates
         parts = _date_parts(raw)
         extra["accessed"] = {"date-parts": [parts]} if parts else {"raw": raw}
-    unknown = {tag: value for tag, value in entry.items() if tag not in _USED and value}
-    if unknown:
-        extra["ris"] = unknown
     if kind not in RIS_TO_CSL_TYPE:
         extra["ris-type"] = kind
     fields = {
@@ -121,4 +124,26 @@ def ris_record(entry: dict[str, Any]) -> ImportRecord:
     files = _list(entry.get("file_attachments1"))
     key = fields["citekey"] if fields["citekey"] and " " not in fields["citekey"] else None
     fields["citekey"] = key
+    unread = _unread(entry, fields, dates, urls, numbers)
+    if unread:
+        extra["ris"] = unread
     return make_record(key, fields, ids, keywords(_list(entry.get("keywords"))), problems, inferred, files)
+
+
+def _unread(entry: dict[str, Any], fields: dict[str, Any], dates: set[str], urls: list[str],
+            numbers: list[str]) -> dict[str, Any]:
+    """The values of ``entry`` the work does not hold, by rispy key, as rispy read them."""
+    held = {fields[name] for name in ("title", "venue", "abstract", "citekey") if fields[name]}
+    unread: dict[str, Any] = {}
+    for name, value in entry.items():
+        if not value or name in _READ or name in dates:
+            continue
+        if name == "urls":
+            value = urls[1:]
+        elif name == "accession_number":
+            value = [n for n in numbers if try_parse(n) is None]
+        elif isinstance(value, str) and clean(value) in held:
+            continue
+        if value:
+            unread[name] = value[0] if isinstance(value, list) and len(value) == 1 and name != "urls" else value
+    return unread

@@ -55,9 +55,13 @@ class TextBuilder:
         if "\n" in text:
             lines = (_SPACES.sub(" ", line).strip() for line in text.split("\n"))
             text = _BLANK_LINES.sub("\n", "\n".join(line for line in lines if line))
-        else:  # the pattern costs 40 ns a character; most paragraphs have no run of spaces to collapse
-            if "  " in text or "\t" in text or "\r" in text or "\f" in text or "\v" in text or "\u00a0" in text:
+        else:  # the pattern costs 40 ns a character: only the rare paragraph with another space character needs it
+            if "\u00a0" in text:
+                text = text.replace("\u00a0", " ")
+            if "\t" in text or "\r" in text or "\f" in text or "\v" in text:
                 text = _SPACES.sub(" ", text)
+            elif "  " in text:  # runs of plain spaces
+                text = " ".join([part for part in text.split(" ") if part])
             text = text.strip()
         if "#" in text:  # a line of body text that would read as a Markdown heading keeps its # escaped
             text = _HEADING_LIKE.sub(r"\\", text)
@@ -109,8 +113,12 @@ class TextBuilder:
         base = self._pending[0][0]
         text = "".join(self._parts[self._pending_part:])
         spans: list[tuple[int, int]] = []
+        limit = self._max
         for start, end in self._pending:
-            spans.extend(_split_long(text, start - base, end - base, self._max))
+            if end - start <= limit:  # most paragraphs: no split to look for
+                spans.append((start - base, end - base))
+            else:
+                spans.extend(_split_long(text, start - base, end - base, limit))
         group_start, group_end = spans[0]
         for start, end in spans[1:]:
             if end - group_start <= self._max:

@@ -22,7 +22,6 @@ _WORDS = re.compile(r"[^\W\d_]+(?:[-\u2010][^\W\d_]+)*")
 _TAIL_REVERSED = re.compile(r"[-\u2010]([^\W\d_]+)((?:[-\u2010][^\W\d_]+)*)")
 _HEAD = re.compile(r"[^\W\d_]+")
 _EDGES = ".,;:!?()[]{}\"'*/\u201c\u201d\u2018\u2019"  # punctuation that is never part of a word
-_BREAK_JOINS = tuple(f"{c} " for c in _BREAKS)
 
 
 @dataclass(slots=True)
@@ -47,9 +46,10 @@ class Vocabulary:
                 line = line.partition(" ")[2]
             continued = line.endswith(HYPHENS)
             kept.append(line.rpartition(" ")[0] if continued else line)
-        tokens = _words("\n".join(kept).lower())
-        hyphenated = {token for token in tokens if "-" in token or "\u2010" in token}
-        vocab.words = tokens - hyphenated
+        words, others = _word_parts("\n".join(kept).lower())
+        hyphenated = {token for token in others if "-" in token or "\u2010" in token}
+        words.update(token for token in others if token not in hyphenated)
+        vocab.words = words
         vocab.compounds = {token.replace("\u2010", "-") for token in hyphenated}
         return vocab
 
@@ -74,14 +74,13 @@ class Vocabulary:
         return keep
 
 
-def _words(text: str) -> set[str]:
-    """The words and compounds of ``text``. None spans whitespace, so each distinct token is read once; a
-    token that is all letters once its punctuation is stripped is one word, the pattern reads the rest
-    (it costs 40 ns a character)."""
+def _word_parts(text: str) -> tuple[set[str], list[str]]:
+    """The words and compounds of ``text``: the tokens that are all letters once their punctuation is
+    stripped (one word each, no hyphen), and what the pattern reads in the other tokens (it costs 40 ns a
+    character). None spans whitespace, so each distinct token is read once."""
     cores = {token.strip(_EDGES) for token in set(text.split())}
     words = {core for core in cores if core.isalpha()}
-    words.update(_WORDS.findall("\n".join(cores - words)))
-    return words
+    return words, _WORDS.findall("\n".join(cores - words))
 
 
 def join_lines(lines: list[str], vocab: Vocabulary | None = None) -> str:
@@ -89,15 +88,17 @@ def join_lines(lines: list[str], vocab: Vocabulary | None = None) -> str:
     text = " ".join(lines)
     # the common case, nothing to undo: no break character before a join or at the end (a cheap test on
     # the joined text that a hyphen inside a line also trips, so the lines themselves decide)
-    if not (text.endswith(_BREAKS) or any(join in text for join in _BREAK_JOINS)) or not any(
-            line.endswith(_BREAKS) for line in lines):
+    if not (text.endswith(_BREAKS) or "- " in text or "\u2010 " in text or "\u00ad " in text) or not any(
+            [line.endswith(_BREAKS) for line in lines]):
         return text.replace(SOFT_HYPHEN, "") if SOFT_HYPHEN in text else text
-    out = ""
-    for line in lines:
-        if out.endswith(SOFT_HYPHEN):
+    out = lines[0]
+    for line in lines[1:]:
+        if not out.endswith(_BREAKS):
+            out = f"{out} {line}" if out else line
+        elif out.endswith(SOFT_HYPHEN):
             out = out[:-1] + line
-        elif out.endswith(HYPHENS) and len(out) > 1 and out[-2].isalpha() and line[:1].islower():
+        elif len(out) > 1 and out[-2].isalpha() and line[:1].islower():  # out ends with a hyphen
             out = out + line if vocab is not None and vocab.keeps_hyphen(out, line) else out[:-1] + line
         else:
-            out = f"{out} {line}" if out else line
+            out = f"{out} {line}"
     return out.replace(SOFT_HYPHEN, "")

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from doiget.errors import DoigetError, ErrorCode
@@ -48,14 +48,10 @@ _HEAD_MARK = object()
 class _Block:
     lines: list[Line]
     bbox: tuple[float, float, float, float]
-    rows: list[str] = field(default_factory=list)
-    is_table: bool = False
-    size: float = field(init=False)  # the largest line's
-    bold: bool = field(init=False)  # every line bold
-
-    def __post_init__(self) -> None:
-        self.size = max([line.size for line in self.lines])
-        self.bold = all([line.bold for line in self.lines])
+    rows: list[str]
+    is_table: bool
+    size: float  # the largest line's
+    bold: bool  # every line bold
 
 
 @dataclass(slots=True)
@@ -191,11 +187,16 @@ def _drop_furniture(pages: list[_Page]) -> tuple[list[list[_Block]], frozenset[s
         blocks = []
         for (bbox, read), lines in zip(page.blocks, page_lines):
             for part in _split_leading_heading(lines, fonts):
-                kept = _Block(part, _union(line.bbox for line in part) if len(part) < len(read) else bbox)
-                kept.rows, kept.is_table = _rows(part)
-                blocks.append(kept)
+                blocks.append(_block(part, _union(line.bbox for line in part) if len(part) < len(read) else bbox))
         out.append(blocks)
     return out, fonts
+
+
+def _block(lines: list[Line], bbox: tuple[float, float, float, float]) -> _Block:
+    rows, is_table = _rows(lines)
+    if len(lines) == 1:
+        return _Block(lines, bbox, rows, is_table, lines[0].size, lines[0].bold)
+    return _Block(lines, bbox, rows, is_table, max([line.size for line in lines]), all([line.bold for line in lines]))
 
 
 def _split_leading_heading(lines: list[Line], fonts: frozenset[str]) -> list[list[Line]]:
@@ -239,6 +240,14 @@ def _union(boxes) -> tuple[float, float, float, float]:
 def _rows(lines: list[Line]) -> tuple[list[str], bool]:
     """Merge lines sharing a baseline (bottoms less than 0.3 of the smaller size apart) into one row; cells
     far apart are joined with ' | '."""
+    # the common case first: no line shares the baseline of the line before it, so each is its own row
+    prev = lines[0]
+    for line in lines[1:]:
+        if abs(prev.bbox[3] - line.bbox[3]) < 0.3 * min(prev.size, line.size):
+            break
+        prev = line
+    else:
+        return [line.text for line in lines], False
     rows = [[lines[0]]]
     for line in lines[1:]:
         first = rows[-1][0]
@@ -246,8 +255,6 @@ def _rows(lines: list[Line]) -> tuple[list[str], bool]:
             rows[-1].append(line)
         else:
             rows.append([line])
-    if len(rows) == len(lines):
-        return [line.text for line in lines], False  # the common case: every line its own row
     texts, has_cells = [], False
     for row in rows:
         row.sort(key=lambda ln: ln.bbox[0])
@@ -278,10 +285,13 @@ def _reading_order(blocks: list[_Block], width: float) -> list[_Block]:
 
 
 def _order_band(band: list[_Block], mid: float) -> list[_Block]:
-    left = [b for b in band if (b.bbox[0] + b.bbox[2]) / 2 < mid]
-    right = [b for b in band if (b.bbox[0] + b.bbox[2]) / 2 >= mid]
+    """The band's blocks (in :func:`_top_left` order) as two columns, or as they are."""
+    left: list[_Block] = []
+    right: list[_Block] = []
+    for b in band:
+        (left if (b.bbox[0] + b.bbox[2]) / 2 < mid else right).append(b)
     if not left or not right or _aligned(left, right):
-        return sorted(band, key=_top_left)
+        return band
     return left + right
 
 

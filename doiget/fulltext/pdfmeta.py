@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from doiget.fulltext.builder import clean_inline
+from doiget.identity import TITLE_AGREEMENT, title_similarity
 from doiget.refs import Ref, try_parse
 
 if TYPE_CHECKING:
@@ -29,6 +30,7 @@ TITLE_SIZE_TOLERANCE = 0.6
 TITLE_OVER_BODY = 1.15
 MIN_TITLE_CHARS = 8
 MAX_TITLE_CHARS = 400
+_FOOTNOTE_MARKS = " *∗†‡§¶"  # after a title: its footnote's mark
 SOFT_HYPHEN = "\u00ad"
 
 _DOI = re.compile(r"\b(10\.\d{4,9}/[^\s\"<>]+)", re.I)
@@ -95,10 +97,9 @@ def sniff_document(doc: pymupdf.Document, first_pages: list[mupdf.FzStextPage]) 
     rejected: list[str] = []
     refs = [r for r in (_best_doi(metadata, texts, rejected), _best_arxiv(metadata + texts),
                         _labelled(texts, _PMID, "pmid"), _labelled(texts, _PMCID, "pmcid")) if r is not None]
-    title = first_page_title(textpages[0]) if textpages else None
-    if not title:
-        meta_title = clean_inline(info.get("title", "")) or _xmp_title(xmp)
-        title = meta_title if meta_title and not looks_like_file_name(meta_title) else None
+    meta_title = clean_inline(info.get("title", "")) or _xmp_title(xmp)
+    meta_title = meta_title if meta_title and not looks_like_file_name(meta_title) else None
+    title = (first_page_title(textpages[0], meta_title) if textpages else None) or meta_title
     return PdfSniff(refs=refs, title=title, authors=_split_authors(info.get("author", "")),
                     page_count=doc.page_count, rejected=rejected)
 
@@ -124,37 +125,44 @@ def looks_like_file_name(title: str) -> bool:
     return len(text) < MIN_TITLE_CHARS or not re.search(r"[A-Za-z]{3}", text) or bool(_FILE_LIKE.search(text))
 
 
-def first_page_title(textpage: pymupdf.TextPage) -> str | None:
-    """The first page's largest text (consecutive lines of that size), if it reads like a title."""
+def first_page_title(textpage: pymupdf.TextPage, meta_title: str | None = None) -> str | None:
+    """The first page's largest text (the top run of lines of that size) that reads like a title, or the
+    largest run that agrees with ``meta_title`` (the PDF's own title, where it has one: a journal's "EDGE
+    ARTICLE" banner can be set larger than the title); footnote marks after it dropped. A line's size is
+    its largest printing run's; its text keeps the runs that are only a space (MuPDF puts a space between
+    words set as separate runs in a run of its own: "The urlbst package", not "Theurlbst package")."""
     lines = []
     for block in textpage.extractDICT()["blocks"]:
         for line in block.get("lines", ()):
-            spans = [s for s in line["spans"] if s["text"].strip()]
-            if spans and line.get("dir", (1, 0)) == (1, 0):
-                text = clean_inline("".join(s["text"] for s in spans).replace(SOFT_HYPHEN, ""))
-                lines.append((max(s["size"] for s in spans), line["bbox"][1], text))
+            printing = [s for s in line["spans"] if s["text"].strip()]
+            if printing and line.get("dir", (1, 0)) == (1, 0):
+                text = clean_inline("".join(s["text"] for s in line["spans"]).replace(SOFT_HYPHEN, ""))
+                lines.append((max(s["size"] for s in printing), line["bbox"][1], text))
     chars: Counter[float] = Counter()
     for size, _, text in lines:
         chars[round(size, 1)] += len(text)
     body = chars.most_common(1)[0][0] if chars else 0.0
     candidates = sorted({round(size, 1) for size, _, text in lines
                          if _title_like(text) and size >= body * TITLE_OVER_BODY}, reverse=True)
+    tops, lower = [], []  # each size's top run, and its other runs
     for size in candidates:
         picked = sorted((top, text) for s, top, text in lines if abs(s - size) <= TITLE_SIZE_TOLERANCE)
-        title = clean_inline(" ".join(_group(picked, size)))
-        if _title_like(title) and MIN_TITLE_CHARS <= len(title) <= MAX_TITLE_CHARS:
-            return title
-    return None
+        for n, run in enumerate(_runs(picked, size)):
+            title = clean_inline(" ".join(run)).rstrip(_FOOTNOTE_MARKS)
+            if _title_like(title) and MIN_TITLE_CHARS <= len(title) <= MAX_TITLE_CHARS:
+                (lower if n else tops).append(title)
+    agreeing = [t for t in tops + lower if meta_title and title_similarity(t, meta_title) >= TITLE_AGREEMENT]
+    return (agreeing or tops or [None])[0]
 
 
-def _group(lines: list[tuple[float, str]], size: float) -> list[str]:
-    """The first run of lines that sit within two line heights of each other."""
-    out = [lines[0][1]]
+def _runs(lines: list[tuple[float, str]], size: float) -> list[list[str]]:
+    """The runs of lines (top, text) that sit within two line heights of each other, top first."""
+    runs = [[lines[0][1]]]
     for (prev, _), (top, text) in zip(lines, lines[1:]):
         if top - prev > 2.2 * size:
-            break
-        out.append(text)
-    return out
+            runs.append([])
+        runs[-1].append(text)
+    return runs
 
 
 def _title_like(text: str) -> bool:

@@ -18,7 +18,7 @@ from functools import lru_cache
 from html import unescape
 from typing import TYPE_CHECKING
 
-import orjson
+import msgspec
 
 if TYPE_CHECKING:
     from pymupdf import mupdf
@@ -45,27 +45,62 @@ class Line:
     single: bool = False  # set in that font throughout (see _weigh)
 
 
+class _Box(msgspec.Struct, gc=False):
+    x: int
+    y: int
+    w: int
+    h: int
+
+
+class _Font(msgspec.Struct, gc=False):
+    name: str
+    weight: str
+    size: int
+
+
+class _JsonLine(msgspec.Struct, gc=False):
+    bbox: _Box
+    text: str
+    font: _Font | None = None  # none on a line without characters
+
+
+class _JsonBlock(msgspec.Struct, gc=False):
+    type: str
+    bbox: _Box
+    lines: list[_JsonLine] = []  # an image block has none
+
+
+class _JsonPage(msgspec.Struct, gc=False):
+    """The parts of MuPDF's page JSON the layout reads (wmode, line flags, font family and style, origin
+    are skipped unread)."""
+
+    blocks: list[_JsonBlock]
+
+
+_decode = msgspec.json.Decoder(_JsonPage).decode
+
+
 def page_blocks(textpage: mupdf.FzStextPage) -> list[tuple[tuple[float, float, float, float], list[Line]]]:
     """The text blocks of a page's :func:`text_page` in content-stream order, each as (box, lines); blank
     lines dropped."""
     from pymupdf import mupdf
 
-    blocks = [b for b in _parse(_write(mupdf.fz_print_stext_page_as_json, textpage, SCALE))["blocks"]
-              if b.get("type") == "text"]
+    blocks = [b for b in _parse(_write(mupdf.fz_print_stext_page_as_json, textpage, SCALE)).blocks
+              if b.type == "text"]
     runs = _write(mupdf.fz_print_stext_page_as_html, textpage, 0).decode("utf-8", "replace").split("</p>\n")
-    if len(runs) - 1 != sum(len(b["lines"]) for b in blocks):
+    if len(runs) - 1 != sum([len(b.lines) for b in blocks]):
         runs = None  # never seen: the two writers walk the same lines; fall back to first-character fonts
     out = []
     n = -1
     for block in blocks:
         lines = []
-        for line in block["lines"]:
+        for line in block.lines:
             n += 1
-            text = line["text"].strip()
-            if text and "font" in line:
+            text = line.text.strip()
+            if text and line.font is not None:
                 lines.append(_line(line, text, runs[n] if runs is not None else ""))
         if lines:
-            out.append((_box(block["bbox"]), lines))
+            out.append((_box(block.bbox), lines))
     return out
 
 
@@ -79,26 +114,34 @@ def text_page(page: mupdf.FzPage) -> mupdf.FzStextPage:
     rotate = mupdf.pdf_to_int(mupdf.pdf_dict_get_inheritable(page_dict, mupdf.PDF_ENUM_NAME_Rotate))
     if rotate % 360 and not rotate % 90:  # PyMuPDF's test of a turned page (not turned back: read once)
         mupdf.pdf_dict_put_int(page_dict, mupdf.PDF_ENUM_NAME_Rotate, 0)
+    options, identity = _run_arguments()
     textpage = mupdf.FzStextPage(mupdf.fz_bound_page(page))
-    device = mupdf.fz_new_stext_device(
-        textpage, mupdf.FzStextOptions(mupdf.FZ_STEXT_PRESERVE_WHITESPACE | mupdf.FZ_STEXT_CLIP))
-    mupdf.fz_run_page(page, device, mupdf.FzMatrix(), mupdf.FzCookie())  # annotations too (a stamp, a comment)
+    device = mupdf.fz_new_stext_device(textpage, options)
+    mupdf.fz_run_page(page, device, identity, mupdf.FzCookie())  # annotations too (a stamp, a comment)
     mupdf.fz_close_device(device)
     return textpage
 
 
-def _line(line: dict, text: str, html: str) -> Line:
-    font = line["font"]
-    size = font["size"] / SCALE
-    box = line["bbox"]
-    x0, y0 = box["x"] / SCALE, box["y"] / SCALE
-    width, height = box["w"] / SCALE, box["h"] / SCALE
-    name = font["name"]
-    bold = font["weight"] == "bold" or _bold_font(name)
+@lru_cache(maxsize=1)
+def _run_arguments() -> tuple[mupdf.FzStextOptions, mupdf.FzMatrix]:
+    """The text device's options and the identity matrix, made once (~13 µs a page): MuPDF copies both."""
+    from pymupdf import mupdf
+
+    return mupdf.FzStextOptions(mupdf.FZ_STEXT_PRESERVE_WHITESPACE | mupdf.FZ_STEXT_CLIP), mupdf.FzMatrix()
+
+
+def _line(line: _JsonLine, text: str, html: str) -> Line:
+    font = line.font
+    size = font.size / SCALE
+    box = line.bbox
+    x0, y0 = box.x / SCALE, box.y / SCALE
+    width, height = box.w / SCALE, box.h / SCALE
+    name = font.name
+    bold = font.weight == "bold" or _bold_font(name)
     spans = html.count("<span")
     single = spans == 1
     if spans > 1:  # several style runs (blank ones aside): weigh their sizes, check each is bold
-        blank_first = line["text"][:1].isspace()  # then the JSON's font is a space's
+        blank_first = line.text[:1].isspace()  # then the JSON's font is a space's
         size, bold, single = _weigh(html, name.partition("+")[2] or name, size, bold, blank_first)
     upright = len(text) < MIN_ANGLED_CHARS or height <= UPRIGHT_HEIGHT * size or width >= height
     return Line(text, size, (x0, y0, x0 + width, y0 + height), bold, upright, name, single)
@@ -142,9 +185,9 @@ def _weigh(html: str, font: str, first_size: float, first_bold: bool, blank_firs
     return size, all_bold or (runs == 1 and first_bold and not blank_first), single
 
 
-def _box(box: dict) -> tuple[float, float, float, float]:
-    x, y = box["x"] / SCALE, box["y"] / SCALE
-    return x, y, x + box["w"] / SCALE, y + box["h"] / SCALE
+def _box(box: _Box) -> tuple[float, float, float, float]:
+    x, y = box.x / SCALE, box.y / SCALE
+    return x, y, x + box.w / SCALE, y + box.h / SCALE
 
 
 @lru_cache(maxsize=1024)
@@ -157,13 +200,14 @@ def _renamed(font: str) -> bool:
     return bool(_RENAMED.search(font))
 
 
-def _parse(as_json: bytes) -> dict:
-    """MuPDF's page JSON. orjson reads it in half the time json takes; json reads what orjson refuses
-    (text MuPDF wrote as invalid UTF-8 or a lone surrogate), replacing what is not UTF-8."""
+def _parse(as_json: bytes) -> _JsonPage:
+    """MuPDF's page JSON, decoded by msgspec straight into the structs above (about half the time of orjson
+    and its dicts, read and freed); json reads what msgspec refuses (text MuPDF wrote as invalid UTF-8 or
+    a lone surrogate), replacing what is not UTF-8."""
     try:
-        return orjson.loads(as_json)
-    except orjson.JSONDecodeError:
-        return json.loads(as_json.decode("utf-8", "replace"))
+        return _decode(as_json)
+    except msgspec.DecodeError:
+        return msgspec.convert(json.loads(as_json.decode("utf-8", "replace")), _JsonPage)
 
 
 def _write(writer, textpage, arg) -> bytes:

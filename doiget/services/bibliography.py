@@ -6,6 +6,7 @@ no differing id and agreeing titles), within the file and with the library; an i
 record that is NOT the same work is set aside (``extra["conflicting-ids"]``) and reported. Merging
 into a library entry fills its empty fields and reports every field that differs, unless
 ``overwrite`` (see :func:`merge_policy`). Records with no identifier are matched by title and year
+(unless their first page, volume or authors tell them apart: :func:`doiget.identity.marks_agree`)
 against entries that have none either, so importing a file twice adds nothing. New entries get
 their citation key once (the file's own when free). They are written in chunks through
 :mod:`doiget.store.bulk`, all in one transaction: a file that fails part way (a syntax error late in
@@ -32,7 +33,7 @@ from doiget.formats.importer import ImportRecord, iter_bibliography
 from doiget.formats.ris import to_ris
 from doiget.formats.keys import citation_key, unique_key
 from doiget.gcpause import gc_paused
-from doiget.identity import Side, decide, normalised_title
+from doiget.identity import Marks, Side, decide, marks_agree, normalised_title
 from doiget.models import ID_FIELDS, Entry, Work
 from doiget.refs import Ref
 from doiget.services import checks, retractions, searching
@@ -80,13 +81,14 @@ def select_ids(conn: Connection, candidates: list[int] | None, tag: str | None, 
 
 @dataclass(slots=True)
 class _Seen:
-    """What a written item is matched by: its identifiers, title, year and the file's key (a few
+    """What a written item is matched by: its identifiers, title, year, marks and the file's key (a few
     hundred bytes, where the whole work would keep a large file's every record in memory)."""
 
     identifiers: dict[str, str]
     title: str | None
     year: int | None
     citekey: str | None
+    marks: Marks
 
     def ids(self) -> dict[str, str]:
         return self.identifiers
@@ -99,7 +101,12 @@ class _Seen:
         """Empty parts filled from ``work``, as :meth:`Work.merged` fills them."""
         other = work.ids()
         return _Seen({kind: value for kind in ID_FIELDS if (value := self.identifiers.get(kind) or other.get(kind))},
-                     _filled(self.title, work.title), _filled(self.year, work.year), _filled(self.citekey, work.citekey))
+                     _filled(self.title, work.title), _filled(self.year, work.year), _filled(self.citekey, work.citekey),
+                     self.marks.filled(_marks(work)))
+
+
+def _marks(work: Work) -> Marks:
+    return Marks.of(work.pages, work.volume, (a.family or a.name for a in work.authors))
 
 
 def _filled(value: Any, other: Any) -> Any:
@@ -131,9 +138,13 @@ class _Item:
     def side(self) -> Side:
         return Side(self.current.ids(), self.current.title, self.inferred)
 
+    @property
+    def marks(self) -> Marks:
+        return _marks(self.work) if self.work is not None else self.seen.marks
+
     def retire(self) -> None:
         """After its chunk is written, keep only what later records of the file are matched against."""
-        self.seen = _Seen(self.work.ids(), self.work.title, self.work.year, self.file_key)
+        self.seen = _Seen(self.work.ids(), self.work.title, self.work.year, self.file_key, _marks(self.work))
         self.work, self.tags = None, []
 
 
@@ -254,7 +265,7 @@ def _group(records: Iterable[ImportRecord], report: list[dict[str, Any]], late: 
     record it is not joined to is set aside and reported. A record joining an item not yet written is
     merged into it (the first record wins on every field); one joining an item already written goes
     to ``late``, merged into the entry the same way when the next chunk is written."""
-    owner: dict[tuple[str, str], _Item] = {}
+    owner: dict[tuple[str, str], list[_Item]] = {}  # by key: the items holding it (one, but for a shared title)
     for index, record in enumerate(records):
         report.append(_row(index, record))
         work = record.work  # the record's own model: nothing else holds it
@@ -265,13 +276,15 @@ def _group(records: Iterable[ImportRecord], report: list[dict[str, Any]], late: 
             continue
         tags = _keyword_tags(record.tags, report[index]["problems"])
         keys = _keys(work, ids)
-        candidates = list({id(owner[k]): owner[k] for k in keys if k in owner}.values())
+        candidates = list({id(item): item for k in keys for item in owner.get(k, ())}.values())
         side = Side(ids, work.title, frozenset(record.inferred)) if candidates else None
         target, refused = None, []
         for candidate in candidates:
             if candidate.keys[0][0] == "title":
-                target = candidate
-                break
+                if marks_agree(candidate.marks, _marks(work)):
+                    target = candidate
+                    break
+                continue
             decision = decide(candidate.side(), side)
             if decision.same and target is None:
                 target = candidate
@@ -305,7 +318,10 @@ def _group(records: Iterable[ImportRecord], report: list[dict[str, Any]], late: 
             item.files += record.files
             item.duplicates.append(index)
             item.keys = _keys(item.current)
-        owner.update({key: item for key in item.keys if key not in owner})
+        for key in item.keys:
+            holders = owner.setdefault(key, [])
+            if item not in holders:
+                holders.append(item)
         if target is None:
             yield item
 
@@ -366,16 +382,23 @@ def _keyword_tags(keywords: list[str], problems: list[str]) -> list[str]:
     return tags
 
 
-def _title_index(conn: Connection) -> dict[str, int]:
-    """Entries without any identifier, by title key: the only way to recognise them again."""
-    rows = conn.execute(text(f"SELECT id, title, year FROM entries WHERE coalesce({', '.join(ID_FIELDS)}) "
-                             "IS NULL ORDER BY id DESC")).all()
-    return {_title_key(title, year): entry_id for entry_id, title, year in rows}
+def _title_index(conn: Connection) -> dict[str, list[tuple[int, Marks]]]:
+    """Entries without any identifier, by title key, oldest first, with their marks: the only way to recognise
+    them again."""
+    rows = conn.execute(text(
+        "SELECT id, title, year, pages, volume, (SELECT group_concat(coalesce(family, name), char(31)) FROM "
+        "entry_authors WHERE entry_id = e.id AND role = 'author') FROM entries e WHERE "
+        f"coalesce({', '.join(ID_FIELDS)}) IS NULL ORDER BY id")).all()
+    index: dict[str, list[tuple[int, Marks]]] = {}
+    for entry_id, title, year, pages, volume, families in rows:
+        marks = Marks.of(pages, volume, (families or "").split("\x1f"))
+        index.setdefault(_title_key(title, year), []).append((entry_id, marks))
+    return index
 
 
-def _write_chunk(conn: Connection, items: list[_Item], extra_tags: list[str], title_index: dict[str, int],
-                 tag_ids: dict[str, int], keys_taken: set[str], report: list[dict[str, Any]],
-                 overwrite: bool) -> None:
+def _write_chunk(conn: Connection, items: list[_Item], extra_tags: list[str],
+                 title_index: dict[str, list[tuple[int, Marks]]], tag_ids: dict[str, int], keys_taken: set[str],
+                 report: list[dict[str, Any]], overwrite: bool) -> None:
     for item in items:
         item.file_key = item.work.citekey
     by_kind: dict[str, list[str]] = {kind: [] for kind in ID_FIELDS}
@@ -412,8 +435,9 @@ def _write_chunk(conn: Connection, items: list[_Item], extra_tags: list[str], ti
         if target is not None:
             item.entry_id = target.id
             updates.append((item, target))
-        elif kind == "title" and key in title_index:
-            item.entry_id = title_index[key]
+        elif kind == "title" and (same := next((entry_id for entry_id, marks in title_index.get(key, ())
+                                                 if marks_agree(marks, item.marks)), None)):
+            item.entry_id = same
             item.merged = {"reason": "same title and year as an entry of the library without identifiers"}
         else:
             if not item.work.title and not item.work.ids():
@@ -435,7 +459,7 @@ def _write_chunk(conn: Connection, items: list[_Item], extra_tags: list[str], ti
     for item, entry_id in zip(new, entry_ids):
         item.entry_id = entry_id
         if item.keys[0][0] == "title":
-            title_index[item.keys[0][1]] = entry_id
+            title_index.setdefault(item.keys[0][1], []).append((entry_id, item.marks))
     bulk.add_tags(conn, [(item.entry_id, tag_id) for item in items if item.merged
                          for tag_id in _tag_ids(item, extra_tags, tag_ids)])
 

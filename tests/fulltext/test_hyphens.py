@@ -29,7 +29,8 @@ def test_reversed_tail_equals_forward_search(line):
 @settings(max_examples=400, deadline=None)
 @given(_LINES)
 def test_words_of_distinct_tokens_equal_words_of_whole_text(text):
-    assert hyphens._words(text) == set(hyphens._WORDS.findall(text))
+    words, others = hyphens._word_parts(text)
+    assert words | set(others) == set(hyphens._WORDS.findall(text))
 
 
 def test_vocabulary_sorts_words_and_compounds():
@@ -44,3 +45,26 @@ def test_lines_without_a_break_at_their_end_are_joined_by_spaces(lines):
     # a hyphen inside a line ("a - b") sends the join down the careful path, which must agree
     if not any(line.endswith(hyphens._BREAKS) for line in lines):
         assert hyphens.join_lines(lines, Vocabulary()) == " ".join(lines).replace(hyphens.SOFT_HYPHEN, "")
+
+
+def _join_plainly(lines, vocab):
+    """The careful join as first written: the text joined so far decides at every line."""
+    out = ""
+    for line in lines:
+        if out.endswith(hyphens.SOFT_HYPHEN):
+            out = out[:-1] + line
+        elif out.endswith(hyphens.HYPHENS) and len(out) > 1 and out[-2].isalpha() and line[:1].islower():
+            out = out + line if vocab.keeps_hyphen(out, line) else out[:-1] + line
+        else:
+            out = f"{out} {line}" if out else line
+    return out.replace(hyphens.SOFT_HYPHEN, "")
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.text(alphabet="aB- \u2010\u00ad", min_size=1, max_size=8), min_size=1, max_size=6))
+def test_join_equals_the_plain_line_by_line_join(lines):
+    # lines as blocks give them: never empty
+    def vocab():
+        return Vocabulary(words={"a", "aa", "ab", "b"}, compounds={"a-b"})
+
+    assert hyphens.join_lines(lines, vocab()) == _join_plainly(lines, vocab())

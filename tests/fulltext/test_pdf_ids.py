@@ -102,3 +102,18 @@ def test_title_is_the_largest_first_page_text_over_the_info_title():
                            info_title="Soil carbon (accepted manuscript v3)"))
     assert sniff.title == "Soil Carbon in Alpine Meadows"
     assert not looks_like_file_name("Soil carbon (accepted manuscript v3)")
+
+
+def test_words_set_as_separate_runs_keep_their_spaces_in_the_title():
+    # arXiv 2308.08155's first page (tests/fixtures/papers/sniff): "AutoGen:" and "Enabling" are separate runs
+    # with a space run between them, which joining the printing runs lost ("AutoGen:Enabling ...")
+    sniff = sniff_pdf((PAPERS.parent / "sniff" / "arxiv-2308.08155-p1.pdf").read_bytes())
+    assert (sniff.arxiv_id, sniff.title) == (
+        "2308.08155", "AutoGen: Enabling Next-Gen LLM Applications via Multi-Agent Conversation")
+
+
+def test_a_banner_larger_than_the_title_loses_to_the_run_the_info_title_names():
+    lines = [("EDGE ARTICLE", 16), ("", 16), ("", 16), ("Soil Carbon in Alpine", 16), ("Meadows*", 16),
+             ("A. Author and B. Author", 11)] + [("body text of the page, on and on", 9)] * 4
+    assert sniff_pdf(_pdf(lines, info_title="Soil carbon in alpine meadows")).title == "Soil Carbon in Alpine Meadows"
+    assert sniff_pdf(_pdf(lines)).title == "EDGE ARTICLE"  # with no info title, the top run of the largest size

@@ -110,12 +110,21 @@ def test_writers_out_of_step_fall_back_to_first_character_fonts(monkeypatch):
         [h.lstrip("#").strip() for h in expected.text.splitlines() if h.startswith("#")]
 
 
-def test_page_json_that_orjson_refuses_is_read_by_json():
+def _page_json(text: bytes) -> bytes:
+    return (b'{"blocks":[{"type":"text","bbox":{"x":0,"y":0,"w":9,"h":9},"lines":[{"wmode":0,'
+            b'"bbox":{"x":0,"y":0,"w":9,"h":9,"flags":0},"font":{"name":"F","family":"serif","weight":"normal",'
+            b'"style":"normal","size":900},"x":0,"y":7,"text":"' + text + b'"}]}]}')
+
+
+def test_page_json_that_msgspec_refuses_is_read_by_json():
     # MuPDF writes what a font maps a glyph to: a lone surrogate (escaped or raw) or bytes that are not
-    # UTF-8 make orjson refuse the page; json reads it as the extractor always did
-    assert pdfpage._parse(b'{"text":"a\\ud800b"}') == {"text": "a\ud800b"}
-    assert pdfpage._parse(b'{"text":"a\xffb"}') == {"text": "a\ufffdb"}
-    assert pdfpage._parse(b'{"text":"a\xc3\xa9\\u0008"}') == {"text": "a\u00e9\b"}
+    # UTF-8 make msgspec refuse the page; json reads it as the extractor always did
+    def text(raw: bytes) -> str:
+        return pdfpage._parse(_page_json(raw)).blocks[0].lines[0].text
+
+    assert text(b"a\\ud800b") == "a\ud800b"
+    assert text(b"a\xffb") == "a\ufffdb"
+    assert text(b"a\xc3\xa9\\u0008") == "a\u00e9\b"
 
 
 def test_json_fallback_reads_the_real_papers_alike(monkeypatch):
@@ -123,8 +132,8 @@ def test_json_fallback_reads_the_real_papers_alike(monkeypatch):
     expected = extract_pdf(data)
 
     def refuse(_):
-        raise pdfpage.orjson.JSONDecodeError("refused", "", 0)
+        raise pdfpage.msgspec.DecodeError("refused")
 
-    monkeypatch.setattr(pdfpage.orjson, "loads", refuse)
+    monkeypatch.setattr(pdfpage, "_decode", refuse)
     fallback = extract_pdf(data)
     assert (fallback.text, fallback.chunks) == (expected.text, expected.chunks)
