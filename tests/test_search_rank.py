@@ -92,13 +92,15 @@ def test_offset_pages_are_slices_of_the_full_ranking(corpus, match):
 
 
 @pytest.mark.parametrize("budget", [0, 1, 3])
-def test_phrases_are_the_same_whether_or_not_the_one_pass_runs_out_of_rows(corpus, monkeypatch, budget):
-    """A query holding a phrase is ranked and shown in one pass unless more than PHRASE_BUDGET pages of rows
-    enter its top; then it is counted and ranked as any other query: the same hits either way (filters and
-    stubs too)."""
+def test_phrases_and_several_terms_are_the_same_whether_or_not_the_one_pass_runs_out_of_rows(corpus, monkeypatch,
+                                                                                             budget):
+    """A query of several terms or holding a phrase is ranked and shown in one pass unless more than
+    ONE_PASS_BUDGET pages of rows enter its top; then it is ranked and shown in two passes: the same hits
+    either way (filters and stubs too)."""
     lib, bare, stubs = corpus
-    monkeypatch.setattr(search_store, "PHRASE_BUDGET", budget)
-    for query in ('"cancer cell"', '"tumour protein" OR model', "cell-cancer", '"gene model"'):
+    monkeypatch.setattr(search_store, "ONE_PASS_BUDGET", budget)
+    for query in ('"cancer cell"', '"tumour protein" OR model', "cell-cancer", '"gene model"', "tumour protein",
+                  "cancer OR virus", "brain NOT signal", "authors:smith", "soil plant insect", "trial* cell"):
         from doiget.store.fts import compile_query
 
         expected = plain_bm25(bare, stubs, compile_query(query, search_store.ENTRY_FTS_COLUMNS), 10)

@@ -21,6 +21,8 @@ if TYPE_CHECKING:
     from doiget.services.session import Session
 
 _new, _set = object.__new__, object.__setattr__
+# Every hit sets every field: one set shared by all hits, as SearchHit.model_construct(_fields_set=...) would.
+_ALL_SET = set(SearchHit.model_fields)
 
 
 def search(lib: Session, query: str, limit: int = 20, *, year_from: int | None = None, year_to: int | None = None,
@@ -52,7 +54,7 @@ def search_hits(rows: Iterable[dict[str, Any]]) -> list[SearchHit]:
         row.setdefault("fulltext", None)
         hit = _new(SearchHit)
         _set(hit, "__dict__", row)
-        _set(hit, "__pydantic_fields_set__", set(row))
+        _set(hit, "__pydantic_fields_set__", _ALL_SET)
         _set(hit, "__pydantic_extra__", None)
         _set(hit, "__pydantic_private__", None)
         hits.append(hit)

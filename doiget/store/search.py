@@ -1,12 +1,13 @@
 """Entry search: the bm25 top page of ``entries_fts`` and what each hit shows, in one or a few queries.
 
 One pass: ranking a query and showing its page in ONE statement costs one walk over the matches: per
-row only bm25 (and the stub test) is computed, and what a hit shows (snippet, summary, update status) only
-for the rows that enter the top ``offset + limit`` as the walk goes (SQLite's sorter with a LIMIT keeps
-the other columns of a row out until it enters) — about ``k·(1 + ln(matches/k))`` rows for a page of k.
-That is cheapest when the matches are few, or costly to walk: a query whose matches all fit on the page
-(counted first, stopping one past it) and a query holding a phrase (whose count would cost a walk too:
-it is not counted, unless the walk passes :data:`PHRASE_BUDGET` matches) are answered so.
+row only bm25 (and the stub test) is computed, a snippet only for the rows that enter the top
+``offset + limit`` as the walk goes (SQLite's sorter with a LIMIT keeps the other columns of a row out until
+it enters) — about ``k·(1 + ln(matches/k))`` rows for a page of k — and the summary (ref, authors, tags,
+has_pdf, update status) only for the page. That is cheapest when the matches are few, or costly to walk: a
+query of several terms or holding a phrase (whose count would cost a walk too) is answered so unless more
+than :data:`ONE_PASS_BUDGET` pages' worth of rows enter its top; one word or prefix when its count (a cheap
+walk of one row list, stopping one past the page) says all its matches fit on the page.
 
 Two passes: other queries are ranked by bm25 alone (stubs dropped from the top rows afterwards,
 :func:`_ranked`), then the page's hits are shown by walking the matches again or looking each hit up
@@ -52,17 +53,19 @@ _NOT_STUB = "entries_fts.rowid NOT IN (SELECT id FROM entries WHERE is_stub = 1)
 # The choice changes only the cost, never the hits.
 SEEK_AFTER = 0.000375
 _MARGIN = 20  # rows ranked beyond twice the page, for the stubs among them
-# A phrase: matching it checks positions, so counting its matches costs as much as walking them to rank
-# them. A query holding one is ranked and shown in one pass without counting first, unless more than
-# PHRASE_BUDGET pages' worth of rows enter the top page as the walk goes (each costs its snippet and summary;
-# in bm25 order unrelated to rowid, 10 pages' worth is ~160,000 matches for a page of 20, 3 pages' worth ~150);
-# then it is answered as any other query: the same hits either way. 3 stopped the mid-sized phrases of common
-# words (10^2-10^3 matches at 100k) after most of a walk, which then cost two more: 10 measured 1.33-1.36x
-# the bare table on scripts/bench_search.py's phrase class at 100k against 2.32-2.44x (1M: 1.11x vs 0.93x).
+# Several terms or a phrase: counting their matches costs a walk (of several row lists; a phrase checks
+# positions too), so they are ranked and shown in one pass without counting first, unless more than
+# ONE_PASS_BUDGET pages' worth of rows enter the top page as the walk goes (each costs its snippet; in bm25
+# order unrelated to rowid, 10 pages' worth is ~160,000 matches for a page of 20, 3 pages' worth ~150); then
+# they are ranked and shown in two passes: the same hits either way. For phrases 3 stopped the mid-sized ones
+# of common words (10^2-10^3 matches at 100k) after most of a walk, which then cost two more: 10 measured
+# 1.33-1.36x the bare table on scripts/bench_search.py's phrase class at 100k against 2.32-2.44x. For two-word
+# ANDs at 100k (callgrind, the class's mean) 10 cost 10.7M instructions per search, 2 and 3 pages 16-20M,
+# two passes always (the code before) 25.5M; the bare table 9.4M.
 # (A quoted term with a separator inside is several tokens.)
 _QUOTED = re.compile(r'"((?:[^"]|"")*)"')  # the terms compile_query quotes
 _SEPARATOR = re.compile(r"[\W_]")
-PHRASE_BUDGET = 10
+ONE_PASS_BUDGET = 10
 _ROW_BUDGET = "doiget_row_budget"
 _rows = threading.local()  # this thread's one-pass statement: its connection, how many more rows may enter its top
 _ONE_TERM = re.compile(r'"[^"\s]+"\*?')  # what doiget.store.fts.compile_query makes of one word or prefix
@@ -84,23 +87,29 @@ def page(conn: sqlite3.Connection, match: str, limit: int, offset: int = 0, clau
     values = {**(params or {}), "match": match, "limit": limit, "offset": offset}
     clauses = tuple(clauses)
     wanted = offset + limit
-    if any(_SEPARATOR.search(term) for term in _QUOTED.findall(match)):
-        rows = _one_pass(conn, values, clauses, budget=PHRASE_BUDGET * (offset + limit))
+    one_term = is_one_term(match)
+    if not one_term or any(_SEPARATOR.search(term) for term in _QUOTED.findall(match)):
+        rows = _one_pass(conn, values, clauses, budget=ONE_PASS_BUDGET * wanted)
         if rows is not None:
             return rows
-        few = 0  # more than the page matches
+        if not one_term:  # more than the page matches, and no shortcut to count for
+            return _two_passes(conn, match, limit, offset, clauses, params, common=False)
+        few = 0
     else:
         few = 0 if "*" in match else wanted + 1  # a prefix's count would expand it once more
-    # Counted to one past the page (all matches on it: ranked and shown in one pass) in a small library, where
-    # they often fit; past COMMON_DF where a word or prefix may be common. Else ranked at once (ranking
-    # walks the matches again).
-    one_term = is_one_term(match)
-    many = max(COMMON_DF, wanted) + 1 if one_term else 0
+    # One word or prefix: counted to one past the page (all matches on it: ranked and shown in one pass) in a
+    # small library; past COMMON_DF in a larger one, where it may be common.
+    many = max(COMMON_DF, wanted) + 1
     large, matches = conn.execute(_COUNT_SQL, {"match": match, "few": few, "many": many,
                                                "common": COMMON_DF}).fetchone()
     if (many if large else few) and matches <= wanted:  # counted, and all on the page
         return _one_pass(conn, values, clauses) if matches else []
-    common = one_term and matches > COMMON_DF
+    return _two_passes(conn, match, limit, offset, clauses, params, common=matches > COMMON_DF)
+
+
+def _two_passes(conn: sqlite3.Connection, match: str, limit: int, offset: int, clauses: tuple[str, ...],
+                params: dict[str, Any] | None, *, common: bool) -> list[dict[str, Any]]:
+    """The page ranked (:func:`ranked`), then its hits shown (:func:`shown`)."""
     started = time.thread_time()
     ranked_rows = ranked(conn, match, limit, offset, clauses, params, common=common)
     # (a prefix is expanded again at every lookup: its matches are always walked)
@@ -132,19 +141,24 @@ def _one_pass(conn: sqlite3.Connection, values: dict[str, Any], clauses: tuple[s
 
 @functools.cache
 def _one_pass_sql(clauses: tuple[str, ...], budgeted: bool) -> str:
+    # Per row entering the top only its snippet (counted against the budget); the summary only for the page:
+    # the ranked page p is a co-routine (a materialised subquery would compute every row's snippet) that
+    # CROSS JOIN keeps the outer loop, so the rows come out in its order (an outer ORDER BY would cost a sort).
     where = " AND ".join(["entries_fts MATCH :match", "e.is_stub = 0", *clauses])
-    return (f"SELECT e.id, {_BM25} AS score, {_shown_columns(budgeted)} FROM entries_fts "
-            f"JOIN entries e ON e.id = entries_fts.rowid WHERE {where} ORDER BY score, e.id LIMIT :limit OFFSET :offset")
+    snippet = f"{_ROW_BUDGET}({SNIPPET})" if budgeted else SNIPPET
+    return (f"SELECT e.id, p.score, {_summary_columns('p.snippet')} FROM (SELECT e.id, {_BM25} AS score, "
+            f"{snippet} AS snippet FROM entries_fts JOIN entries e ON e.id = entries_fts.rowid WHERE {where} "
+            "ORDER BY score, e.id LIMIT :limit OFFSET :offset) p CROSS JOIN entries e ON e.id = p.id")
 
 
-def _entered(has_pdf: int) -> int:
+def _entered(value: Any) -> Any:
     """SQL ``doiget_row_budget(x)``: ``x``, computed as each row enters the top page; once more rows have
     entered than the thread's budget allows, the statement is interrupted (rather than failed by raising
     here, which sqlite3 may report as an unraisable exception)."""
     _rows.left -= 1
     if _rows.left < 0:
         _rows.conn.interrupt()
-    return has_pdf
+    return value
 
 
 def ranked(conn: sqlite3.Connection, match: str, limit: int, offset: int = 0, clauses: Sequence[str] = (),
@@ -211,16 +225,15 @@ _HAS_PDF = "EXISTS (SELECT 1 FROM artefacts x WHERE x.entry_id = e.id AND x.kind
 
 
 @functools.cache
-def _shown_columns(budgeted: bool = False) -> str:
-    """What a hit shows, after its id and score: ref, title, authors, year, venue, tags, has_pdf, snippet and
-    the kinds of the notices updating it (store/updates.py), for its update status; with ``budgeted`` each
-    row is counted against the row budget as it is computed. Lists are joined with the ASCII unit separator
-    (char(31)), which no name, tag or update kind contains."""
-    has_pdf = f"{_ROW_BUDGET}({_HAS_PDF})" if budgeted else _HAS_PDF
-    return (f"{REF_SQL}, e.title, (SELECT group_concat(name, char(31)) FROM (SELECT name FROM entry_authors "
-            "WHERE entry_id = e.id AND role = 'author' ORDER BY position)), e.year, e.venue, "  # the entry's own spelling
+def _summary_columns(snippet: str = SNIPPET) -> str:
+    """What a hit shows, after its id and score: ref, title, authors, year, venue, tags, has_pdf, ``snippet`` and
+    the kinds of the notices updating it (store/updates.py), for its update status. Lists are joined with the
+    ASCII unit separator (char(31)), which no name, tag or update kind contains."""
+    # The entry's own spelling of its authors, in order: the index holds them so (migration 0008).
+    return (f"{REF_SQL}, e.title, (SELECT group_concat(name, char(31)) FROM entry_authors INDEXED BY "
+            "ix_entry_authors_shown WHERE entry_id = e.id AND role = 'author'), e.year, e.venue, "
             "(SELECT group_concat(name, char(31)) FROM (SELECT t.name FROM entry_tags et JOIN tags t "
-            f"ON t.id = et.tag_id WHERE et.entry_id = e.id ORDER BY t.name)), {has_pdf}, {SNIPPET}, "
+            f"ON t.id = et.tag_id WHERE et.entry_id = e.id ORDER BY t.name)), {_HAS_PDF}, {snippet}, "
             "(SELECT group_concat(kind, char(31)) FROM entry_updates u WHERE u.entry_id = e.id "
             "AND u.direction = 'updated-by')")
 
@@ -232,14 +245,14 @@ def shown(conn: sqlite3.Connection, match: str, ids: Sequence[int], *, seek: boo
     if not ids:
         return {}
     marks = ", ".join("?" * len(ids))
-    rows = conn.execute(f"SELECT e.id, NULL, {_shown_columns()} FROM entries_fts "
+    rows = conn.execute(f"SELECT e.id, NULL, {_summary_columns()} FROM entries_fts "
                         f"JOIN entries e ON e.id = entries_fts.rowid WHERE entries_fts MATCH ? "
                         f"AND {'' if seek else '+'}entries_fts.rowid IN ({marks})", (match, *ids))
     return {hit["id"]: hit for hit in _hits(rows)}
 
 
 def _hits(rows: Iterable[Sequence[Any]]) -> list[dict[str, Any]]:
-    """The search hits (dicts of their fields) of rows of ``e.id, score,`` :func:`_shown_columns`."""
+    """The search hits (dicts of their fields) of rows of ``e.id, score,`` :func:`_summary_columns`."""
     return [{"id": entry_id, "ref": ref, "title": title, "authors": authors.split(_SEP) if authors else [],
              "year": year, "venue": venue, "tags": tags.split(_SEP) if tags else [], "has_pdf": bool(has_pdf),
              "score": score, "snippet": snippet,
