@@ -211,7 +211,9 @@ class Library:
     # ---- resolving and fetching (services/fetching.py) ----------------------------------------
     def resolve(self, ref: Ref | str) -> Entry:
         """Authoritative metadata of ``ref`` (Crossref, arXiv, OpenAlex or Europe PMC, enriched),
-        saved to the library. Upstream answers are cached for 7 days: a repeat sends no request."""
+        saved to the library: it refreshes the entry's fields, but an entry imported from a bibliography
+        keeps its own and only has its empty ones filled (so does :meth:`fetch`). Upstream answers are
+        cached for 7 days: a repeat sends no request."""
         return fetching.resolve_entry(self, ref)
 
     def metadata_only(self, ref: Ref | str, include_oa_location: bool = False) -> r.MetadataResult:

@@ -12,6 +12,7 @@ from doiget.notices import UpdateNotice
 from doiget.refs import KINDS, Ref
 
 ID_FIELDS = KINDS  # doi, arxiv, pmid, pmcid, openalex
+IMPORT_SOURCE = "import"  # the source of an imported bibliography record: the user's own metadata
 
 
 class Author(BaseModel):

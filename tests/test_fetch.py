@@ -174,6 +174,23 @@ def test_metadata_only_saves_metadata_and_reports_oa_location(lib, env):
     assert (gold.oa_url, gold.oa_status) == (f"https://doi.org/{XGEN_DOI}", "gold")  # landing page
 
 
+def test_fetch_and_resolve_fill_an_imported_entry_and_keep_its_fields(lib, env):
+    """README: import "never overwrites your fields"; nor does fetching the imported papers afterwards."""
+    serve_pnas(env)
+    mine = {"type": "article-journal", "DOI": PNAS_DOI, "title": "My own careful TITLE", "volume": "999",
+            "author": [{"family": "Makris", "given": "Eleftherios A. (Lefteris)"}], "note": "my note"}
+    lib.import_bibliography(json.dumps([mine]), tags=["mine"])
+    lib.fetch(PNAS_DOI)
+    lib.resolve(PNAS_DOI)
+    entry = lib.info(PNAS_DOI)
+    assert (entry.title, entry.volume, [a.name for a in entry.authors], entry.extra["note"], entry.tags) == (
+        "My own careful TITLE", "999", ["Eleftherios A. (Lefteris) Makris"], "my note", ["mine"])
+    assert entry.venue and entry.abstract and entry.issue == "45" and entry.has_pdf  # filled from upstream
+    assert entry.oa_status == "bronze" and entry.sources == ["import", "crossref", "openalex"]
+    replaced = lib.add(lib.resolve(PNAS_DOI).model_copy(update={"title": "Set on purpose"}))
+    assert replaced.title == "Set on purpose"  # Library.add of a work is still an explicit update
+
+
 def test_dry_run_touches_neither_network_nor_disk(lib, env):
     serve_pnas(env)
     files_before = sorted(p.name for p in lib.home.rglob("*"))

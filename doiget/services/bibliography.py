@@ -34,7 +34,7 @@ from doiget.formats.ris import to_ris
 from doiget.formats.keys import citation_key, unique_key
 from doiget.gcpause import gc_paused
 from doiget.identity import Marks, Side, decide, marks_agree, normalised_title
-from doiget.models import ID_FIELDS, Entry, Work
+from doiget.models import ID_FIELDS, IMPORT_SOURCE, Entry, Work
 from doiget.refs import Ref
 from doiget.services import checks, retractions, searching
 from doiget.services.session import Session
@@ -49,7 +49,6 @@ from doiget.store.store import Store
 EXPORT_FORMATS: tuple[str, ...] = ("bibtex", "csl-json", "ris")
 CHUNK_SIZE = 5000
 MAX_TAG_LENGTH = 100
-IMPORT_SOURCE = "import"
 Progress = Callable[[int, int | None], None]
 
 
@@ -478,7 +477,7 @@ def _new_key(item: _Item, taken: set[str], row: dict[str, Any]) -> str:
     return key
 
 
-_POLICY_COLUMNS = tuple(c for c in entry_store.SCALAR_FIELDS if c not in ("oa_status", "oa_url", "cited_by_count"))
+_POLICY_COLUMNS = tuple(c for c in entry_store.SCALAR_FIELDS if c not in entry_store.UPSTREAM_FACTS)
 
 
 def merge_policy(entry: Entry, work: Work, overwrite: bool, row: dict[str, Any]) -> tuple[dict[str, Any], bool]:

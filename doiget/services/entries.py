@@ -16,12 +16,13 @@ from doiget.store import selects
 from doiget.store import updates as update_store
 
 
-def add(lib: Session, work: Work | dict[str, Any], *, tags: list[str] | None = None) -> Entry:
-    """Add a work from its metadata, or update the entry sharing any of its identifiers."""
+def add(lib: Session, work: Work | dict[str, Any], *, tags: list[str] | None = None, upstream: bool = False) -> Entry:
+    """Add a work from its metadata, or update the entry sharing any of its identifiers; ``upstream``
+    metadata (resolved from a source) only fills the empty fields of an entry holding an imported record."""
     lib.config.require("write")
     work = Work.model_validate(work) if isinstance(work, dict) else work
     with lib.store.write() as conn:
-        entry_id = entry_store.upsert_work(conn, work)
+        entry_id = entry_store.upsert_work(conn, work, upstream=upstream)
         if work.updates is not None:
             update_store.save(conn, entry_id, work.updates, work.sources)
         if work.references:

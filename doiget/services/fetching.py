@@ -63,7 +63,7 @@ def upstream_ref(lib: Session, ref: Ref | str) -> Ref:
 def resolve_entry(lib: Session, ref: Ref | str) -> Entry:
     """Authoritative metadata of ``ref``, saved to the library (see :meth:`doiget.Library.resolve`)."""
     lib.config.require("write")
-    return entries.add(lib, resolve(lib.http, upstream_ref(lib, ref)))
+    return entries.add(lib, resolve(lib.http, upstream_ref(lib, ref)), upstream=True)
 
 
 def fetch_entry(lib: Session, ref: Ref | str, dry_run: bool = False, fulltext: bool = True) -> dict[str, Any]:
@@ -151,7 +151,7 @@ def fetch(lib: Session, ref: Ref) -> dict[str, Any]:
     if entry is not None and entry.has_pdf:
         return _present(lib, ref, entry)
     work = resolve(lib.http, ref)
-    entry = entries.add(lib, work)
+    entry = entries.add(lib, work, upstream=True)
     if entry.has_pdf:  # the same work was stored under another of its identifiers
         return _present(lib, ref, entry)
     if ref.kind == "arxiv":

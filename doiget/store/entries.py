@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from sqlalchemy import Connection, bindparam, text
 
 from doiget.errors import DoigetError, ErrorCode
-from doiget.models import ID_FIELDS, Artefact, Entry, Work
+from doiget.models import ID_FIELDS, IMPORT_SOURCE, Artefact, Entry, Work
 from doiget.refs import Ref
 from doiget.store import citekeys
 from doiget.store import updates as update_store
@@ -18,6 +18,8 @@ from doiget.store.store import now
 SCALAR_FIELDS = ("title", "abstract", "venue", "year", "published", "type", "publisher", "volume", "issue",
                  "pages", "url", "license", "language", "oa_status", "oa_url", "cited_by_count")
 _COLUMNS = ID_FIELDS + SCALAR_FIELDS
+# What sources say of a work now rather than what it is: upstream metadata always refreshes them.
+UPSTREAM_FACTS = ("oa_status", "oa_url", "cited_by_count")
 
 
 def find_id(conn: Connection, ref: Ref) -> int | None:
@@ -46,12 +48,13 @@ def find_any(conn: Connection, refs: Iterable[Ref | int]) -> int | None:
     return None
 
 
-def upsert_work(conn: Connection, work: Work, *, stub: bool = False) -> int:
+def upsert_work(conn: Connection, work: Work, *, stub: bool = False, upstream: bool = False) -> int:
     """Insert ``work`` or update the entry that shares any of its identifiers; returns the entry id.
 
     Fresh metadata replaces stored fields it carries, unless it is a ``stub`` (a work known only as
-    a citation), which only fills empty fields. Entries found under different identifiers of the same
-    work are merged into the oldest one.
+    a citation), or ``upstream`` metadata (resolved from a source) meeting an entry that holds an
+    imported record (the user's own fields): these only fill empty fields. Entries found under
+    different identifiers of the same work are merged into the oldest one.
     """
     ids = work.ids()
     if not ids and not work.title:
@@ -76,15 +79,17 @@ def upsert_work(conn: Connection, work: Work, *, stub: bool = False) -> int:
         merge_into(conn, keep, other)
     row = conn.execute(text("SELECT * FROM entries WHERE id = :id"), {"id": keep}).mappings().one()
     existing_stub = bool(row["is_stub"])
-    fill_only = stub and not existing_stub
+    stored_sources = json.loads(row["sources"])
+    fill_only = (stub and not existing_stub) or (upstream and IMPORT_SOURCE in stored_sources)
     updates: dict[str, object] = {}
     for column in _COLUMNS:
         value = getattr(work, column)
         if value in (None, ""):
             continue
-        if row[column] in (None, "") or (not fill_only and row[column] != value):
+        if row[column] in (None, "") or ((not fill_only or (upstream and column in UPSTREAM_FACTS))
+                                         and row[column] != value):
             updates[column] = value
-    sources = list(dict.fromkeys(json.loads(row["sources"]) + work.sources))
+    sources = list(dict.fromkeys(stored_sources + work.sources))
     updates.update(sources=json.dumps(sources), is_stub=int(existing_stub and stub), updated_at=timestamp)
     stored_extra = load_extra(row["extra"])
     if work.extra and any(k not in stored_extra for k in work.extra):

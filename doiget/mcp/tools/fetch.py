@@ -96,7 +96,7 @@ def _paper_search(lib: LibraryAccess, p: PaperSearchParams) -> dict[str, Any]:
 
 NETWORK_COSTS = "Network (5/s, cached)"
 NETWORK_LOG = "Logs requests, caches answers"
-REFRESH = "Adds or refreshes the entry: upstream values overwrite stored fields (destructive)"
+REFRESH = "Adds or refreshes the entry, keeping imported fields (destructive)"
 LOOKUP = "None: nothing stored or logged"
 PDF_STATUSES = "fetched / already_present / no_oa_url / blocked / failed"
 
