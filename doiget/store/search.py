@@ -5,9 +5,10 @@ row only bm25 (and the stub test) is computed, a snippet only for the rows that 
 ``offset + limit`` as the walk goes (SQLite's sorter with a LIMIT keeps the other columns of a row out until
 it enters) — about ``k·(1 + ln(matches/k))`` rows for a page of k — and the summary (ref, authors, tags,
 has_pdf, update status) only for the page. That is cheapest when the matches are few, or costly to walk: a
-query of several terms or holding a phrase (whose count would cost a walk too) is answered so unless more
-than :data:`ONE_PASS_BUDGET` pages' worth of rows enter its top; one word or prefix when its count (a cheap
-walk of one row list, stopping one past the page) says all its matches fit on the page.
+query holding a phrase, or of several terms in a library of at most :data:`COMMON_DF` entries (whose count
+would cost a walk too), is answered so unless more than :data:`ONE_PASS_BUDGET` pages' worth of rows enter its
+top; one word or prefix when its count (a cheap walk of one row list, stopping one past the page) says all
+its matches fit on the page.
 
 Two passes: other queries are ranked by bm25 alone (stubs dropped from the top rows afterwards,
 :func:`_ranked`), then the page's hits are shown by walking the matches again or looking each hit up
