@@ -77,6 +77,8 @@ def _entries(text: str) -> list[tuple[str, str, dict[str, str] | None, list[str]
     for _, kind, fields, problems in entries:  # in file order: a parent read earlier lends what it inherited
         if fields is not None and "crossref" in fields:
             _inherit(fields, kind, by_key, problems)
+        if fields is not None and "xdata" in fields:
+            _inherit_xdata(fields, by_key, problems, set())
     return entries
 
 
@@ -141,6 +143,25 @@ def _inherit(fields: dict[str, str], kind: str, by_key: dict[str, dict[str, str]
             if target != "_" and target not in fields:
                 fields[target] = value
         parent_key = parent.get("crossref", "").strip().lower()
+
+
+def _inherit_xdata(fields: dict[str, str], by_key: dict[str, dict[str, str]], problems: list[str],
+                   seen: set[str]) -> None:
+    """Fill ``fields`` from the biblatex ``@xdata`` entries its ``xdata`` field names (and theirs): every
+    field it lacks, under the same name."""
+    for key in (k.strip().lower() for k in fields["xdata"].split(",") if k.strip()):
+        if key in seen:
+            continue
+        seen.add(key)
+        source = by_key.get(key)
+        if source is None:
+            problems.append(f"xdata {key!r} is not in the file")
+            continue
+        if "xdata" in source:
+            _inherit_xdata(source, by_key, problems, seen)
+        for name, value in source.items():
+            if name not in ("ids", "xdata") and name not in fields:
+                fields[name] = value
 
 
 def _text(value: str | None, problems: list[str], name: str) -> str | None:
