@@ -185,3 +185,13 @@ def test_biblatex_xdata_is_inherited_and_bibtex_sort_macros_print_nothing():
         "Harvard University Press", "Cambridge, Mass.", "2")
     assert (work.title, [a.family for a in work.authors]) == ("A Book", ["Zed"])
     assert records["b"].problems == ["xdata 'missing' is not in the file"]
+
+
+def test_a_howpublished_url_is_the_address_not_the_venue_and_is_kept_as_written():
+    # the usual way to cite a web resource in classic BibTeX, which has no url field
+    (misc, other) = parse_bibliography(r"""
+@misc{m, author = {Doe, J.}, title = {Some dataset}, howpublished = {\url{https://example.org/my\_data}}, year = {2020}}
+@misc{n, title = {Web}, howpublished = {Online}, url = {https://x.org}}""")
+    assert (misc.work.venue, misc.work.url) == (None, "https://example.org/my_data")
+    assert "howpublished = {\\url{https://example.org/my\\_data}}" in to_bibtex([misc.work])
+    assert (other.work.venue, other.work.url) == ("Online", "https://x.org")

@@ -33,6 +33,7 @@ _CONSUMED = frozenset({
 })
 _ISO_DATE = re.compile(r"(\d{4})(?:-(\d{1,2}))?(?:-(\d{1,2}))?")
 _BRACE = re.compile(r"[{}]")
+_URL_ONLY = re.compile(r"\\url\s*\{\s*([^{}\s]+)\s*\}|(https?://[^{}\s]+)")
 _DECODED = ("title", "subtitle", "journal", "journaltitle", "booktitle", "volume", "number", "issue", "pages",
             "abstract", "language", "langid", "keywords", "howpublished", *_PUBLISHER_LIKE, *_VERBATIM)
 
@@ -271,7 +272,12 @@ def bib_record(key: str | None, kind: str, fields: dict[str, str], problems: lis
         venue = venue or booktitle
     elif booktitle:
         bibtex["booktitle"] = fields["booktitle"]
-    if not venue and text.get("howpublished"):
+    url = text.get("url")
+    linked = _URL_ONLY.fullmatch(fields.get("howpublished", "").strip())
+    if linked:  # howpublished = {\url{...}}: the web resource's address, not a venue; kept as written too
+        url = url or unescape_verbatim(linked.group(1) or linked.group(2))
+        bibtex["howpublished"] = fields["howpublished"]
+    elif not venue and text.get("howpublished"):
         venue = text["howpublished"]
     elif text.get("howpublished"):
         bibtex["howpublished"] = fields["howpublished"]
@@ -328,7 +334,7 @@ def bib_record(key: str | None, kind: str, fields: dict[str, str], problems: lis
     work_fields = {
         "title": title, "authors": authors, "contributors": contributors, "venue": venue, "year": year,
         "published": published, "type": csl_type, "publisher": publisher, "volume": text.get("volume"),
-        "issue": issue, "pages": pages(text.get("pages")), "url": text.get("url"), "abstract": text.get("abstract"),
+        "issue": issue, "pages": pages(text.get("pages")), "url": url, "abstract": text.get("abstract"),
         "language": text.get("langid") or text.get("language"), "citekey": key or None, "extra": extra,
     }
     return make_record(key or None, work_fields, ids, keywords(text.get("keywords")), problems + id_problems,
