@@ -15,12 +15,11 @@ from functools import lru_cache
 from sqlalchemy import Connection
 
 from doiget.models import Author, Work
-from doiget.store.rows import IN_VALUES, insert_rows, rows_for
+from doiget.store.rows import IN_VALUES, rows_for
 from doiget.text import fold
 
 NAME_PARTS = ("name", "family", "given", "particle", "dropping_particle", "suffix")
-_NAME_COLUMNS = ("entry_id", "position", "author_id", "role", "name", "family", "given", "affiliation", "particle",
-                 "dropping_particle", "suffix", "literal")
+# entry_authors' optional columns and their defaults in the schema
 _NAME_DEFAULTS = {"affiliation": None, "particle": None, "dropping_particle": None, "suffix": None, "literal": 0}
 
 
@@ -48,29 +47,36 @@ def write_names(conn: Connection, pairs: Sequence[tuple[int, Work]]) -> dict[int
     """Insert the names of each ``(entry id, work)`` (the entries have none yet); returns each named
     entry's person text for search: the index spellings of its names joined by "; " in position order,
     as the search-text triggers join them."""
-    known: dict[int, tuple[str, Author, tuple]] = {}  # id(Author) -> (index key, it, its parts): works share Authors
-    named = []  # (entry id, position, role, what known holds)
-    for entry_id, work in pairs:
-        for position, (role, a) in enumerate(roles(work)):
-            about = known.get(id(a))
-            if about is None:
-                about = known[id(a)] = (author_key(a), a, (a.name, a.family, a.given, a.affiliation, a.particle,
-                                                           a.dropping_particle, a.suffix, int(a.literal)))
-            named.append((entry_id, position, role, about))
+    named = [(entry_id, names) for entry_id, work in pairs if (names := roles(work))]
     if not named:
         return {}
-    people = {key: a for *_, (key, a, _) in named}  # each key's last spelling, in order of first use
+    known: dict[int, tuple[str, Author]] = {}  # id(Author) -> (index key, it): works share Authors
+    people: dict[str, Author] = {}  # each key's last spelling, in order of first use
+    for _, names in named:
+        for _, a in names:
+            about = known.get(id(a))
+            if about is None:
+                about = known[id(a)] = (author_key(a), a)
+            people[about[0]] = a
     conn.exec_driver_sql("INSERT OR IGNORE INTO authors (key, name, family, given, orcid) VALUES (?, ?, ?, ?, ?)",
                          [(key, a.name, a.family, a.given, a.orcid) for key, a in people.items()])
     index = {key: (author_id, name) for key, author_id, name in  # key -> (author id, index spelling)
              rows_for(conn, f"SELECT key, id, name FROM authors WHERE key {IN_VALUES}", list(people))}
-    insert_rows(conn, "entry_authors", _NAME_COLUMNS,
-                [(entry_id, position, index[key][0], role, *parts) for entry_id, position, role, (key, _, parts) in named],
-                _NAME_DEFAULTS)
-    joined: dict[int, list[str]] = defaultdict(list)
-    for entry_id, _, _, (key, _, _) in named:
-        joined[entry_id].append(index[key][1])
-    return {entry_id: "; ".join(spellings) for entry_id, spellings in joined.items()}
+    # A part no name of the batch has is left out of the statement (SQLite stores its default all the same).
+    parts = [part for part, default in _NAME_DEFAULTS.items() if any(_part(a, part) != default for _, a in known.values())]
+    tails = {ident: (index[key][0], a.name, a.family, a.given, *[_part(a, part) for part in parts])
+             for ident, (key, a) in known.items()}  # each Author's values after (entry, position, role)
+    spelled = {ident: index[key][1] for ident, (key, _) in known.items()}
+    rows = [(entry_id, position, role, *tails[id(a)]) for entry_id, names in named
+            for position, (role, a) in enumerate(names)]
+    columns = ("entry_id", "position", "role", "author_id", "name", "family", "given", *parts)
+    conn.exec_driver_sql(f"INSERT INTO entry_authors ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})",
+                         rows)
+    return {entry_id: "; ".join([spelled[id(a)] for _, a in names]) for entry_id, names in named}
+
+
+def _part(author: Author, part: str) -> object:
+    return int(author.literal) if part == "literal" else getattr(author, part)
 
 
 def replace_names(conn: Connection, pairs: Sequence[tuple[int, Work]]) -> None:
