@@ -16,8 +16,9 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections import Counter
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+import msgspec
 
 from doiget.errors import DoigetError, ErrorCode
 from doiget.fulltext import pdffonts, pdflayout, pdfpage
@@ -44,8 +45,7 @@ MAX_BOLD_HEADING_CHARS = 120
 _HEAD_MARK = object()
 
 
-@dataclass(slots=True)
-class _Block:
+class _Block(msgspec.Struct, gc=False):  # made in C, like pdfpage.Line
     lines: list[Line]
     bbox: tuple[float, float, float, float]
     rows: list[str]
@@ -54,8 +54,7 @@ class _Block:
     bold: bool  # every line bold
 
 
-@dataclass(slots=True)
-class _Page:
+class _Page(msgspec.Struct, gc=False):
     blocks: list[tuple[tuple[float, float, float, float], list[Line]]]  # (box, lines) as read
     width: float
     height: float

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
 from functools import lru_cache
 from html import unescape
 from typing import TYPE_CHECKING
@@ -34,8 +33,7 @@ _ITALIC_FONT = re.compile(r"italic|oblique|[.,]i$", re.I)
 _RENAMED = re.compile(r"Times|Arial|Helvetica|Courier|-")  # names MuPDF's HTML shortens to a family
 
 
-@dataclass(slots=True)
-class Line:
+class Line(msgspec.Struct, gc=False):  # made in C: a third of a slotted dataclass's cost, one per line read
     text: str
     size: float
     bbox: tuple[float, float, float, float]
