@@ -170,3 +170,28 @@ def test_thousands_of_generated_entries_parse_cleanly(render):
     records = parse_bibliography(text)
     assert len(records) == 3_000 and not any(r.problems for r in records)
     assert records[1234].work.title == "Study 1234 of Müller’s αβ effect in Łódź"
+
+
+def test_biblatex_xdata_is_inherited_and_bibtex_sort_macros_print_nothing():
+    bib = r"""
+@xdata{hup, publisher = {Harvard University Press}, location = {Cambridge, Mass.}}
+@xdata{hup2, xdata = {hup}, edition = {2}}
+@book{a, author = {{\noopsort{a}}Zed, Z.}, title = {\SortNoop{b}A Book}, year = {2001}, xdata = {hup2}}
+@book{b, title = {B}, xdata = {missing}}
+"""
+    records = {r.key: r for r in parse_bibliography(bib)}
+    work = records["a"].work
+    assert (work.publisher, work.extra["publisher-place"], work.extra["edition"]) == (
+        "Harvard University Press", "Cambridge, Mass.", "2")
+    assert (work.title, [a.family for a in work.authors]) == ("A Book", ["Zed"])
+    assert records["b"].problems == ["xdata 'missing' is not in the file"]
+
+
+def test_a_howpublished_url_is_the_address_not_the_venue_and_is_kept_as_written():
+    # the usual way to cite a web resource in classic BibTeX, which has no url field
+    (misc, other) = parse_bibliography(r"""
+@misc{m, author = {Doe, J.}, title = {Some dataset}, howpublished = {\url{https://example.org/my\_data}}, year = {2020}}
+@misc{n, title = {Web}, howpublished = {Online}, url = {https://x.org}}""")
+    assert (misc.work.venue, misc.work.url) == (None, "https://example.org/my_data")
+    assert "howpublished = {\\url{https://example.org/my\\_data}}" in to_bibtex([misc.work])
+    assert (other.work.venue, other.work.url) == ("Online", "https://x.org")

@@ -33,6 +33,7 @@ _CONSUMED = frozenset({
 })
 _ISO_DATE = re.compile(r"(\d{4})(?:-(\d{1,2}))?(?:-(\d{1,2}))?")
 _BRACE = re.compile(r"[{}]")
+_URL_ONLY = re.compile(r"\\url\s*\{\s*([^{}\s]+)\s*\}|(https?://[^{}\s]+)")
 _DECODED = ("title", "subtitle", "journal", "journaltitle", "booktitle", "volume", "number", "issue", "pages",
             "abstract", "language", "langid", "keywords", "howpublished", *_PUBLISHER_LIKE, *_VERBATIM)
 
@@ -77,6 +78,8 @@ def _entries(text: str) -> list[tuple[str, str, dict[str, str] | None, list[str]
     for _, kind, fields, problems in entries:  # in file order: a parent read earlier lends what it inherited
         if fields is not None and "crossref" in fields:
             _inherit(fields, kind, by_key, problems)
+        if fields is not None and "xdata" in fields:
+            _inherit_xdata(fields, by_key, problems, set())
     return entries
 
 
@@ -141,6 +144,25 @@ def _inherit(fields: dict[str, str], kind: str, by_key: dict[str, dict[str, str]
             if target != "_" and target not in fields:
                 fields[target] = value
         parent_key = parent.get("crossref", "").strip().lower()
+
+
+def _inherit_xdata(fields: dict[str, str], by_key: dict[str, dict[str, str]], problems: list[str],
+                   seen: set[str]) -> None:
+    """Fill ``fields`` from the biblatex ``@xdata`` entries its ``xdata`` field names (and theirs): every
+    field it lacks, under the same name."""
+    for key in (k.strip().lower() for k in fields["xdata"].split(",") if k.strip()):
+        if key in seen:
+            continue
+        seen.add(key)
+        source = by_key.get(key)
+        if source is None:
+            problems.append(f"xdata {key!r} is not in the file")
+            continue
+        if "xdata" in source:
+            _inherit_xdata(source, by_key, problems, seen)
+        for name, value in source.items():
+            if name not in ("ids", "xdata") and name not in fields:
+                fields[name] = value
 
 
 def _text(value: str | None, problems: list[str], name: str) -> str | None:
@@ -250,7 +272,12 @@ def bib_record(key: str | None, kind: str, fields: dict[str, str], problems: lis
         venue = venue or booktitle
     elif booktitle:
         bibtex["booktitle"] = fields["booktitle"]
-    if not venue and text.get("howpublished"):
+    url = text.get("url")
+    linked = _URL_ONLY.fullmatch(fields.get("howpublished", "").strip())
+    if linked:  # howpublished = {\url{...}}: the web resource's address, not a venue; kept as written too
+        url = url or unescape_verbatim(linked.group(1) or linked.group(2))
+        bibtex["howpublished"] = fields["howpublished"]
+    elif not venue and text.get("howpublished"):
         venue = text["howpublished"]
     elif text.get("howpublished"):
         bibtex["howpublished"] = fields["howpublished"]
@@ -307,7 +334,7 @@ def bib_record(key: str | None, kind: str, fields: dict[str, str], problems: lis
     work_fields = {
         "title": title, "authors": authors, "contributors": contributors, "venue": venue, "year": year,
         "published": published, "type": csl_type, "publisher": publisher, "volume": text.get("volume"),
-        "issue": issue, "pages": pages(text.get("pages")), "url": text.get("url"), "abstract": text.get("abstract"),
+        "issue": issue, "pages": pages(text.get("pages")), "url": url, "abstract": text.get("abstract"),
         "language": text.get("langid") or text.get("language"), "citekey": key or None, "extra": extra,
     }
     return make_record(key or None, work_fields, ids, keywords(text.get("keywords")), problems + id_problems,

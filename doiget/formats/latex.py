@@ -64,9 +64,15 @@ def _untex_common(value: str) -> str | None:
 _PLAIN = re.compile(r"[^\\{}~$\ue000\ue001]*")
 
 
+# BibTeX's sort-key trick (its manual's @preamble{"\newcommand{\noopsort}[1]{}"}): prints nothing, argument included.
+_SORT_ONLY = re.compile(r"\\(?:noopsort|SortNoop|sortnoop)\s*\{[^{}]*\}")
+
+
 @lru_cache(maxsize=4096)
 def untex(value: str) -> str:
     """LaTeX field text as Unicode: common accents by table, anything else through pylatexenc."""
+    if "\\" in value:
+        value = _SORT_ONLY.sub("", value)
     if _PLAIN.fullmatch(value):
         text = value.replace("---", "\u2014").replace("--", "\u2013") if "--" in value else value
         return " ".join(text.split())
