@@ -1,10 +1,14 @@
 """The bulk import's write path and streamed input: each batch is indexed once (store/bulk.py), its
 search text and entries_fts rows equal what the per-row triggers build, the triggers are back
 afterwards, new entries never take the id of a deleted one; CSL-JSON is decoded item by item with
-json.loads' values and errors."""
+json.loads' values and errors; an import that fails, is stopped or is killed part way adds nothing."""
 from __future__ import annotations
 
 import json
+import signal
+import sqlite3
+import subprocess
+import sys
 
 import pytest
 from sqlalchemy import text
@@ -116,6 +120,9 @@ def test_a_broken_csl_file_imports_nothing(tmp_path, monkeypatch):
         assert set(INSERT_TRIGGERS) <= triggers
 
 
+_TABLES = ("entries", "entry_authors", "authors", "entry_tags", "tags", "entry_search_text")
+
+
 def test_an_import_stopped_after_written_chunks_adds_nothing(tmp_path, monkeypatch):
     """A failure after some chunks were written (here the progress callback raising, as a Ctrl-C would)
     leaves no entry, name, tag or index row of the file behind."""
@@ -133,9 +140,8 @@ def test_an_import_stopped_after_written_chunks_adds_nothing(tmp_path, monkeypat
             lib.import_bibliography(json.dumps(ITEMS), format="csl-json", progress=progress)
         assert written == [3, 6]
         with lib.store.read() as conn:
-            counts = [conn.execute(text(f"SELECT count(*) FROM {table}")).scalar()
-                      for table in ("entries", "entry_authors", "authors", "entry_tags", "tags", "entry_search_text")]
-        assert counts == [0] * 6 and lib.search("octopus") == []
+            counts = [conn.execute(text(f"SELECT count(*) FROM {table}")).scalar() for table in _TABLES]
+        assert counts == [0] * len(_TABLES) and lib.search("octopus") == []
         assert lib.import_bibliography(json.dumps(ITEMS), format="csl-json").added == 12
 
 
@@ -164,6 +170,45 @@ def test_a_file_is_decoded_as_it_is_read_and_stores_what_its_text_stores(tmp_pat
         with pytest.raises(DoigetError, match="cannot read .*latin1.json: 'utf-8' codec can't decode"):
             lib.import_bibliography(bad_bytes)
         assert lib.recent() == []
+
+
+_KILLED_IMPORT = """
+import json, os, signal, sys
+from doiget import open_library
+from doiget.services import bibliography
+bibliography.CHUNK_SIZE = 3
+
+def progress(done, total):
+    if done >= 6:  # two chunks written, not committed
+        os.kill(os.getpid(), signal.SIGKILL)
+
+with open_library(sys.argv[1]) as lib:
+    lib.import_bibliography(sys.argv[2], format="csl-json", progress=progress)
+"""
+
+
+def test_an_import_killed_after_written_chunks_leaves_the_library_as_it_was(tmp_path):
+    """A process killed (SIGKILL) in the middle of an import: the library opens, passes SQLite's and FTS5's
+    integrity checks and holds only what it held before."""
+    home = tmp_path / "lib"
+
+    def state(lib):
+        with lib.store.read() as conn:
+            counts = [conn.execute(text(f"SELECT count(*) FROM {table}")).scalar() for table in _TABLES]
+        return lib.export("csl-json"), counts
+
+    with open_library(home) as lib:
+        lib.import_bibliography(json.dumps(ITEMS[:2]), format="csl-json")
+        before = state(lib)
+    killed = subprocess.run([sys.executable, "-c", _KILLED_IMPORT, str(home), json.dumps(ITEMS[2:])],
+                            capture_output=True, text=True, timeout=120)
+    assert killed.returncode == -signal.SIGKILL, killed.stderr
+    with sqlite3.connect(home / "library.sqlite3") as raw:
+        assert raw.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
+    with open_library(home) as lib:
+        assert state(lib) == before and len(lib.search("octopus")) == 2
+        with lib.store.write() as conn:
+            conn.execute(text("INSERT INTO entries_fts(entries_fts, rank) VALUES ('integrity-check', 1)"))
 
 
 DUPLICATES = [

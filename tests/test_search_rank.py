@@ -111,6 +111,18 @@ def test_phrases_and_several_terms_are_the_same_whether_or_not_the_one_pass_runs
                                             if h.year >= 2000 and "oncology" in h.tags][:50]
 
 
+@pytest.mark.parametrize("query", ["tumour protein", "cancer OR virus", "brain NOT signal", "authors:smith",
+                                   "trial* cell", '"cancer cell"'])
+def test_several_terms_in_a_large_library_are_ranked_in_two_passes_alike(corpus, monkeypatch, query):
+    """Past COMMON_DF entries several terms skip the one pass: the same hits as plain bm25."""
+    lib, bare, stubs = corpus
+    from doiget.store.fts import compile_query
+
+    monkeypatch.setattr(search_store, "COMMON_DF", 10)
+    expected = plain_bm25(bare, stubs, compile_query(query, search_store.ENTRY_FTS_COLUMNS), 20)
+    assert [(h.id, h.score) for h in lib.search(query, limit=20)] == expected
+
+
 def test_a_phrase_search_still_stops_at_the_time_limit(tmp_path):
     from doiget.errors import DoigetError, ErrorCode
 

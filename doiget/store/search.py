@@ -5,9 +5,10 @@ row only bm25 (and the stub test) is computed, a snippet only for the rows that 
 ``offset + limit`` as the walk goes (SQLite's sorter with a LIMIT keeps the other columns of a row out until
 it enters) — about ``k·(1 + ln(matches/k))`` rows for a page of k — and the summary (ref, authors, tags,
 has_pdf, update status) only for the page. That is cheapest when the matches are few, or costly to walk: a
-query of several terms or holding a phrase (whose count would cost a walk too) is answered so unless more
-than :data:`ONE_PASS_BUDGET` pages' worth of rows enter its top; one word or prefix when its count (a cheap
-walk of one row list, stopping one past the page) says all its matches fit on the page.
+query holding a phrase, or of several terms in a library of at most :data:`COMMON_DF` entries (whose count
+would cost a walk too), is answered so unless more than :data:`ONE_PASS_BUDGET` pages' worth of rows enter its
+top; one word or prefix when its count (a cheap walk of one row list, stopping one past the page) says all
+its matches fit on the page.
 
 Two passes: other queries are ranked by bm25 alone (stubs dropped from the top rows afterwards,
 :func:`_ranked`), then the page's hits are shown by walking the matches again or looking each hit up
@@ -48,20 +49,23 @@ _BM25 = f"bm25(entries_fts, {', '.join(map(str, ENTRY_FTS_WEIGHTS))})"
 # Stubs out (see _ranked): dropped from a ranked margin, else one pass over the (partially indexed) stub ids;
 # for a page's worth, a lookup per row.
 _NOT_STUB = "entries_fts.rowid NOT IN (SELECT id FROM entries WHERE is_stub = 1)"  # partial index ix_entries_stub
+_NO_STUB = ("NOT EXISTS (SELECT 1 FROM entries s INDEXED BY ix_entries_stub WHERE s.id = entries_fts.rowid "
+            "AND s.is_stub = 1)")  # one probe of the partial index per row (the entry's row is not read)
 # Snippets by index lookups, one per hit, rather than a second walk over the matches, when ranking took
 # longer than this (CPU seconds) per hit: a lookup costs ~0.1-0.15 ms, a walk about half the ranking.
 # The choice changes only the cost, never the hits.
 SEEK_AFTER = 0.000375
 _MARGIN = 20  # rows ranked beyond twice the page, for the stubs among them
-# Several terms or a phrase: counting their matches costs a walk (of several row lists; a phrase checks
-# positions too), so they are ranked and shown in one pass without counting first, unless more than
-# ONE_PASS_BUDGET pages' worth of rows enter the top page as the walk goes (each costs its snippet; in bm25
-# order unrelated to rowid, 10 pages' worth is ~160,000 matches for a page of 20, 3 pages' worth ~150); then
-# they are ranked and shown in two passes: the same hits either way. For phrases 3 stopped the mid-sized ones
-# of common words (10^2-10^3 matches at 100k) after most of a walk, which then cost two more: 10 measured
-# 1.33-1.36x the bare table on scripts/bench_search.py's phrase class at 100k against 2.32-2.44x. For two-word
-# ANDs at 100k (callgrind, the class's mean) 10 cost 10.7M instructions per search, 2 and 3 pages 16-20M,
-# two passes always (the code before) 25.5M; the bare table 9.4M.
+# A phrase, and several terms in a library of at most COMMON_DF entries: counting their matches costs a walk
+# (of several row lists; a phrase checks positions too), so they are ranked and shown in one pass without
+# counting first, unless more than ONE_PASS_BUDGET pages' worth of rows enter the top page as the walk goes
+# (each costs its snippet; in bm25 order unrelated to rowid, 10 pages' worth is ~160,000 matches for a page of
+# 20, 3 pages' worth ~150); then they are ranked and shown in two passes: the same hits either way. For
+# phrases 3 stopped the mid-sized ones of common words (10^2-10^3 matches at 100k) after most of a walk, which
+# then cost two more: 10 measured 1.33-1.36x the bare table on scripts/bench_search.py's phrase class at 100k
+# against 2.32-2.44x. Several terms in a larger library are ranked in two passes at once: their one pass
+# (a snippet per row entering the top, each reading its entry) lost to two passes past ~40 matches, and at
+# the class median (two-word ANDs, interleaved, same process: 100k 2.08 vs 1.90 ms, 1M 9.25 vs 7.18 ms).
 # (A quoted term with a separator inside is several tokens.)
 _QUOTED = re.compile(r'"((?:[^"]|"")*)"')  # the terms compile_query quotes
 _SEPARATOR = re.compile(r"[\W_]")
@@ -88,15 +92,14 @@ def page(conn: sqlite3.Connection, match: str, limit: int, offset: int = 0, clau
     clauses = tuple(clauses)
     wanted = offset + limit
     one_term = is_one_term(match)
-    if not one_term or any(_SEPARATOR.search(term) for term in _QUOTED.findall(match)):
+    phrase = any(_SEPARATOR.search(term) for term in _QUOTED.findall(match))
+    if phrase or not (one_term or conn.execute(_LARGE_SQL, {"common": COMMON_DF}).fetchone()[0]):
         rows = _one_pass(conn, values, clauses, budget=ONE_PASS_BUDGET * wanted)
         if rows is not None:
             return rows
-        if not one_term:  # more than the page matches, and no shortcut to count for
-            return _two_passes(conn, match, limit, offset, clauses, params, common=False)
-        few = 0
-    else:
-        few = 0 if "*" in match else wanted + 1  # a prefix's count would expand it once more
+    if not one_term:  # several terms, in a large library or more than the page of them
+        return _two_passes(conn, match, limit, offset, clauses, params, common=False)
+    few = 0 if phrase or "*" in match else wanted + 1  # a prefix's count would expand it once more
     # One word or prefix: counted to one past the page (all matches on it: ranked and shown in one pass) in a
     # small library; past COMMON_DF in a larger one, where it may be common.
     many = max(COMMON_DF, wanted) + 1
@@ -144,11 +147,14 @@ def _one_pass_sql(clauses: tuple[str, ...], budgeted: bool) -> str:
     # Per row entering the top only its snippet (counted against the budget); the summary only for the page:
     # the ranked page p is a co-routine (a materialised subquery would compute every row's snippet) that
     # CROSS JOIN keeps the outer loop, so the rows come out in its order (an outer ORDER BY would cost a sort).
-    where = " AND ".join(["entries_fts MATCH :match", "e.is_stub = 0", *clauses])
+    # Without filters no entry is read per row: stubs are probed in their small partial index, which stays
+    # cached (an entry's row is a random page of a large table: at 1M entries a read per match).
+    where = " AND ".join(["entries_fts MATCH :match", *(("e.is_stub = 0", *clauses) if clauses else (_NO_STUB,))])
+    entries = " JOIN entries e ON e.id = entries_fts.rowid" if clauses else ""
     snippet = f"{_ROW_BUDGET}({SNIPPET})" if budgeted else SNIPPET
-    return (f"SELECT e.id, p.score, {_summary_columns('p.snippet')} FROM (SELECT e.id, {_BM25} AS score, "
-            f"{snippet} AS snippet FROM entries_fts JOIN entries e ON e.id = entries_fts.rowid WHERE {where} "
-            "ORDER BY score, e.id LIMIT :limit OFFSET :offset) p CROSS JOIN entries e ON e.id = p.id")
+    return (f"SELECT e.id, p.score, {_summary_columns('p.snippet')} FROM (SELECT entries_fts.rowid AS id, "
+            f"{_BM25} AS score, {snippet} AS snippet FROM entries_fts{entries} WHERE {where} "
+            "ORDER BY score, id LIMIT :limit OFFSET :offset) p CROSS JOIN entries e ON e.id = p.id")
 
 
 def _entered(value: Any) -> Any:
@@ -214,6 +220,7 @@ def is_one_term(match: str) -> bool:
     return _ONE_TERM.fullmatch(match) is not None
 
 
+_LARGE_SQL = "SELECT max(id) > :common FROM entries"  # (entries <= max id: in a smaller library no word is common)
 # Whether the library can hold more than :common entries (entries <= max id: in a smaller one no word is
 # common), and how many rows :match matches, counting no further than :many in such a library, else :few.
 _COUNT_SQL = ("SELECT (SELECT max(id) FROM entries) > :common, (SELECT count(*) FROM (SELECT 1 FROM entries_fts "
