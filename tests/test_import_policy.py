@@ -99,6 +99,15 @@ def test_records_without_ids_sharing_a_title_and_year_merge_only_when_nothing_te
     assert later.report[0].id == report.report[1].id
 
 
+def test_no_conflict_for_one_language_named_two_ways_or_white_space(lib):
+    lib.import_bibliography(_csl(DOI="10.1000/l", title="T", language="en", note="PMID: 1\nPMCID: PMC2"))
+    same = lib.import_bibliography("@article{k, doi = {10.1000/l}, title = {T}, langid = {english}, "
+                                   "note = {PMID: 1 PMCID: PMC2}}", "bibtex")
+    assert same.report[0].status == "merged" and same.report[0].conflicts == []
+    other = lib.import_bibliography("@article{k, doi = {10.1000/l}, title = {T}, langid = {ngerman}}", "bibtex")
+    assert [(c.field, c.library, c.file) for c in other.report[0].conflicts] == [("language", "en", "ngerman")]
+
+
 def test_marks_that_tell_works_apart():
     chapter = Marks.of("289--301", None, ["Wolfensteller"])
     assert not marks_agree(chapter, Marks.of("109-117", None, ["Conlin"]))  # first pages differ

@@ -79,5 +79,17 @@ BIB_DATE_FIELDS = {"urldate": "accessed", "eventdate": "event-date", "origdate":
 CSL_DATE_TO_BIB = {csl: bib for bib, csl in BIB_DATE_FIELDS.items()}
 CSL_DATE_VARIABLES = frozenset({"accessed", "available-date", "event-date", "issued", "original-date", "submitted"})
 
+# biblatex/babel language names -> ISO 639-1 codes, to tell that "english" (langid) and "en" (CSL) name one language.
+BABEL_LANGUAGES = {
+    "english": "en", "american": "en", "british": "en", "australian": "en", "canadian": "en", "newzealand": "en",
+    "german": "de", "ngerman": "de", "austrian": "de", "naustrian": "de", "swissgerman": "de", "french": "fr",
+    "francais": "fr", "spanish": "es", "catalan": "ca", "italian": "it", "portuguese": "pt", "portuges": "pt",
+    "brazil": "pt", "brazilian": "pt", "dutch": "nl", "danish": "da", "swedish": "sv", "norwegian": "no",
+    "norsk": "no", "nynorsk": "nn", "finnish": "fi", "icelandic": "is", "polish": "pl", "czech": "cs",
+    "slovak": "sk", "slovene": "sl", "croatian": "hr", "serbian": "sr", "russian": "ru", "ukrainian": "uk",
+    "bulgarian": "bg", "greek": "el", "latin": "la", "turkish": "tr", "hungarian": "hu", "magyar": "hu",
+    "romanian": "ro", "estonian": "et", "latvian": "lv", "lithuanian": "lt", "hebrew": "he", "arabic": "ar",
+    "chinese": "zh", "japanese": "ja", "korean": "ko", "hindi": "hi", "irish": "ga", "welsh": "cy", "basque": "eu",
+}
 MONTHS = {name: index for index, name in enumerate(
     "jan feb mar apr may jun jul aug sep oct nov dec".split(), start=1)}

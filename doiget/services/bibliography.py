@@ -32,6 +32,7 @@ from doiget.formats.importer import Format as ImportFormat
 from doiget.formats.importer import ImportRecord, iter_bibliography
 from doiget.formats.ris import to_ris
 from doiget.formats.keys import citation_key, unique_key
+from doiget.formats.fields import BABEL_LANGUAGES
 from doiget.gcpause import gc_paused
 from doiget.identity import Marks, Side, decide, marks_agree, normalised_title
 from doiget.models import ID_FIELDS, IMPORT_SOURCE, Entry, Work
@@ -480,6 +481,24 @@ def _new_key(item: _Item, taken: set[str], row: dict[str, Any]) -> str:
 _POLICY_COLUMNS = tuple(c for c in entry_store.SCALAR_FIELDS if c not in entry_store.UPSTREAM_FACTS)
 
 
+def _same(name: str, stored: Any, incoming: Any) -> bool:
+    """Whether two values of a field say the same: equal, equal but for white space (a note's line breaks,
+    an ISBN list's double spaces), or, for ``language``, one language however named ("en", "English",
+    biblatex's "english")."""
+    if stored == incoming:
+        return True
+    if not (isinstance(stored, str) and isinstance(incoming, str)):
+        return False
+    if name == "language":
+        return _language(stored) == _language(incoming)
+    return stored.split() == incoming.split()
+
+
+def _language(value: str) -> str:
+    code = value.strip().lower().replace("_", "-").split("-")[0]
+    return BABEL_LANGUAGES.get(code, code)
+
+
 def merge_policy(entry: Entry, work: Work, overwrite: bool, row: dict[str, Any]) -> tuple[dict[str, Any], bool]:
     """What importing ``work`` onto library ``entry`` changes: ``({column: value}, names replaced?)``.
 
@@ -492,7 +511,7 @@ def merge_policy(entry: Entry, work: Work, overwrite: bool, row: dict[str, Any])
     values: dict[str, Any] = {}
 
     def consider(name: str, stored: Any, incoming: Any, value: Any = None) -> bool:
-        if incoming in (None, "", [], {}) or stored == incoming:
+        if incoming in (None, "", [], {}) or _same(name, stored, incoming):
             return False
         if stored in (None, "", [], {}):
             return True
