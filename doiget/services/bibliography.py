@@ -144,7 +144,9 @@ class _Item:
 
     def retire(self) -> None:
         """After its chunk is written, keep only what later records of the file are matched against."""
-        self.seen = _Seen(self.work.ids(), self.work.title, self.work.year, self.file_key, _marks(self.work))
+        titled = self.keys[0][0] == "title"  # only an item known by its title is matched by its marks
+        self.seen = _Seen(self.work.ids(), self.work.title, self.work.year, self.file_key,
+                          _marks(self.work) if titled else Marks())
         self.work, self.tags = None, []
 
 
