@@ -13,6 +13,7 @@ from doiget.refs import KINDS, Ref
 
 ID_FIELDS = KINDS  # doi, arxiv, pmid, pmcid, openalex
 IMPORT_SOURCE = "import"  # the source of an imported bibliography record: the user's own metadata
+ET_AL = "bibtex-others"  # Work.extra: the BibTeX name fields whose list ended in "and others" (et al.)
 
 
 class Author(BaseModel):

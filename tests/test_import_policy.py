@@ -108,6 +108,20 @@ def test_no_conflict_for_one_language_named_two_ways_or_white_space(lib):
     assert [(c.field, c.library, c.file) for c in other.report[0].conflicts] == [("language", "en", "ngerman")]
 
 
+def test_and_others_goes_with_the_names_it_ends(lib):
+    full = [{"family": "Makris", "given": "E."}, {"family": "Hu", "given": "J."}, {"family": "Athanasiou", "given": "K."}]
+    lib.import_bibliography(_csl(DOI="10.1000/o", title="T", author=full))
+    cut = "@article{k, doi = {10.1000/o}, title = {T}, author = {Makris, E. and others}}"
+    kept = lib.import_bibliography(cut, "bibtex").report[0]
+    assert kept.status == "merged" and [c.field for c in kept.conflicts] == ["names"]
+    assert "bibtex-others" not in lib.info("10.1000/o").extra  # the stored list is complete
+    assert "author = {Makris, E. and Hu, J. and Athanasiou, K.}" in lib.export("bibtex")
+    lib.import_bibliography(cut, "bibtex", overwrite=True)  # the record's names replace the entry's
+    assert "author = {Makris, E. and others}" in lib.export("bibtex")
+    lib.add(Work(doi="10.1000/o", title="T", authors=[Author.from_parts(a["family"], a["given"]) for a in full]))
+    assert "and others" not in lib.export("bibtex")  # an explicit add's complete list replaces it
+
+
 def test_marks_that_tell_works_apart():
     chapter = Marks.of("289--301", None, ["Wolfensteller"])
     assert not marks_agree(chapter, Marks.of("109-117", None, ["Conlin"]))  # first pages differ

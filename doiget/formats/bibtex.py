@@ -18,7 +18,7 @@ from doiget.formats.fields import (BIB_NAME_FIELDS, BOOKTITLE_TYPES, CSL_ALSO_SP
 from doiget.formats.latex import untex
 from doiget.formats.names import to_bibtex_name
 from doiget.notices import citation_note
-from doiget.models import Author, Work
+from doiget.models import ET_AL, Author, Work
 
 _ASCII_SPECIALS = str.maketrans({
     "\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "&": r"\&", "%": r"\%", "$": r"\$",
@@ -104,7 +104,7 @@ def _fields(work: Work, kind: str) -> list[tuple[str, str]]:
     aliases = work.extra.get("bibtex-fields", {})
     raw: dict[str, str] = dict(work.extra.get("bibtex", {}))
     fields: list[tuple[str, str]] = []
-    others = work.extra.get("bibtex-others") or ()  # name lists that ended in "and others" ("et al.")
+    others = work.extra.get(ET_AL) or ()
     named = [("author", work.authors)] + [(_BIB_NAME_OF_ROLE[role], people) for role, people
                                           in work.contributors.items() if role in _BIB_NAME_OF_ROLE]
     for name, people in named:

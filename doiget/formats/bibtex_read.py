@@ -18,7 +18,7 @@ from doiget.formats.fields import (BIB_DATE_FIELDS, BIB_NAME_FIELDS, BIB_TO_CSL,
 from doiget.formats.latex import unescape_verbatim, untex
 from doiget.formats.names import bibtex_author, split_names, split_top_level
 from doiget.formats.record import YEAR, ImportRecord, clean, find_ids, iso_date, keywords, make_record, pages
-from doiget.models import Author, Work
+from doiget.models import ET_AL, Author, Work
 from doiget.refs import try_parse
 
 _VERBATIM = frozenset({"doi", "url", "eprint", "pmid", "pmcid", "archiveprefix", "eprinttype", "file"})
@@ -329,7 +329,7 @@ def bib_record(key: str | None, kind: str, fields: dict[str, str], problems: lis
     if aliases:
         extra["bibtex-fields"] = aliases
     if others:
-        extra["bibtex-others"] = others
+        extra[ET_AL] = others
     files = [f for f in (fields.get("file") or "").split(";") if f.strip()]
     work_fields = {
         "title": title, "authors": authors, "contributors": contributors, "venue": venue, "year": year,

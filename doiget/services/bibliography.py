@@ -35,7 +35,7 @@ from doiget.formats.keys import citation_key, unique_key
 from doiget.formats.fields import BABEL_LANGUAGES
 from doiget.gcpause import gc_paused
 from doiget.identity import Marks, Side, decide, marks_agree, normalised_title
-from doiget.models import ID_FIELDS, IMPORT_SOURCE, Entry, Work
+from doiget.models import ET_AL, ID_FIELDS, IMPORT_SOURCE, Entry, Work
 from doiget.refs import Ref
 from doiget.services import checks, retractions, searching
 from doiget.services.session import Session
@@ -529,18 +529,6 @@ def merge_policy(entry: Entry, work: Work, overwrite: bool, row: dict[str, Any])
     for column in _POLICY_COLUMNS:
         if consider(column, getattr(entry, column), getattr(work, column)):
             values[column] = getattr(work, column)
-    extra = dict(entry.extra)
-    for name, value in work.extra.items():
-        if name == "bibtex" and isinstance(value, dict):
-            merged = dict(extra.get("bibtex", {}))
-            for field_name, field_value in value.items():
-                if consider(f"bibtex.{field_name}", merged.get(field_name), field_value):
-                    merged[field_name] = field_value
-            extra["bibtex"] = merged
-        elif consider(name, extra.get(name), value):
-            extra[name] = value
-    if extra != entry.extra:
-        values["extra"] = entry_store.dump_extra(extra)
     names = False
     if name_signature(work) and name_signature(work) != name_signature(entry):
         stored_roles = {role for role, _ in roles(entry)}
@@ -551,6 +539,24 @@ def merge_policy(entry: Entry, work: Work, overwrite: bool, row: dict[str, Any])
                                          "file": [a.name for a in work.authors]})
         elif stored_roles:
             row["overwritten"].append("names")
+    extra = dict(entry.extra)
+    if names or name_signature(work) == name_signature(entry):  # "and others" goes with the names it ends
+        extra.pop(ET_AL, None)
+        if work.extra.get(ET_AL):
+            extra[ET_AL] = work.extra[ET_AL]
+    for name, value in work.extra.items():
+        if name == ET_AL:
+            continue
+        if name == "bibtex" and isinstance(value, dict):
+            merged = dict(extra.get("bibtex", {}))
+            for field_name, field_value in value.items():
+                if consider(f"bibtex.{field_name}", merged.get(field_name), field_value):
+                    merged[field_name] = field_value
+            extra["bibtex"] = merged
+        elif consider(name, extra.get(name), value):
+            extra[name] = value
+    if extra != entry.extra:
+        values["extra"] = entry_store.dump_extra(extra)
     if work.citekey and entry.citekey and work.citekey.lower() != entry.citekey.lower():
         row["problems"].append(f"entry keeps its key {entry.citekey!r}; the file's key {work.citekey!r} "
                                "is kept as an alias (biblatex ids)")

@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from sqlalchemy import Connection, bindparam, text
 
 from doiget.errors import DoigetError, ErrorCode
-from doiget.models import ID_FIELDS, IMPORT_SOURCE, Artefact, Entry, Work
+from doiget.models import ET_AL, ID_FIELDS, IMPORT_SOURCE, Artefact, Entry, Work
 from doiget.refs import Ref
 from doiget.store import citekeys
 from doiget.store import updates as update_store
@@ -92,15 +92,18 @@ def upsert_work(conn: Connection, work: Work, *, stub: bool = False, upstream: b
     sources = list(dict.fromkeys(stored_sources + work.sources))
     updates.update(sources=json.dumps(sources), is_stub=int(existing_stub and stub), updated_at=timestamp)
     stored_extra = load_extra(row["extra"])
-    if work.extra and any(k not in stored_extra for k in work.extra):
-        updates["extra"] = dump_extra({**work.extra, **stored_extra} if fill_only else {**stored_extra, **work.extra})
+    has_authors = conn.execute(text("SELECT 1 FROM entry_authors WHERE entry_id = :id LIMIT 1"),
+                               {"id": keep}).scalar()
+    new_names = bool(work.authors or work.contributors) and (not has_authors or not fill_only)
+    stale = new_names and ET_AL in stored_extra and ET_AL not in work.extra  # "and others" goes with its names
+    if (work.extra and any(k not in stored_extra for k in work.extra)) or stale:
+        extra = {**work.extra, **stored_extra} if fill_only else {**stored_extra, **work.extra}
+        updates["extra"] = dump_extra({k: v for k, v in extra.items() if not (stale and k == ET_AL)})
     if row["citekey"] is None:
         updates["citekey"] = citekeys.new_key(conn, work)
     conn.execute(text(f"UPDATE entries SET {', '.join(f'{c} = :{c}' for c in updates)} WHERE id = :id"),
                  {**updates, "id": keep})
-    has_authors = conn.execute(text("SELECT 1 FROM entry_authors WHERE entry_id = :id LIMIT 1"),
-                               {"id": keep}).scalar()
-    if (work.authors or work.contributors) and (not has_authors or not fill_only):
+    if new_names:
         replace_names(conn, [(keep, work)])
     return keep
 
