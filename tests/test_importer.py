@@ -195,3 +195,12 @@ def test_a_howpublished_url_is_the_address_not_the_venue_and_is_kept_as_written(
     assert (misc.work.venue, misc.work.url) == (None, "https://example.org/my_data")
     assert "howpublished = {\\url{https://example.org/my\\_data}}" in to_bibtex([misc.work])
     assert (other.work.venue, other.work.url) == ("Online", "https://x.org")
+
+
+def test_a_csl_raw_iso_date_gives_the_published_date_and_is_kept_as_written():
+    # citation.js and pandoc write issued as {"raw": "2019-05-01"}
+    items = [{"id": i, "type": "book", "title": "T", "issued": issued} for i, issued in
+             enumerate([{"raw": "2019-05-01"}, {"raw": "2019-05"}, {"raw": "Spring 2019"}, {"raw": "2019-13-01"}])]
+    works = [r.work for r in parse_bibliography(json.dumps(items), "csl-json")]
+    assert [(w.year, w.published) for w in works] == [(2019, "2019-05-01"), (2019, "2019-05"), (2019, None), (2019, None)]
+    assert works[0].extra["issued"] == {"raw": "2019-05-01"}

@@ -62,6 +62,9 @@ def _without_bom(pieces: Iterable[str]) -> Iterator[str]:
     yield from pieces
 
 
+_ISO_DATE = re.compile(r"(\d{4})(?:-(0[1-9]|1[0-2]))?(?:-(0[1-9]|[12]\d|3[01]))?")
+
+
 def _issued(issued: Any) -> tuple[int | None, str | None, bool]:
     """(year, ISO date, whether the date object says more than these two keep)."""
     if not isinstance(issued, dict):
@@ -75,7 +78,12 @@ def _issued(issued: Any) -> tuple[int | None, str | None, bool]:
     richer = len(issued) > ("date-parts" in issued) or len(parts_list) > 1 or len(numbers) != len(parts)
     if numbers:
         return numbers[0], iso_date(numbers), richer
-    match = YEAR.search(str(issued.get("raw") or issued.get("literal") or ""))
+    raw = str(issued.get("raw") or issued.get("literal") or "").strip()
+    iso = _ISO_DATE.fullmatch(raw)  # citation.js and pandoc write {"raw": "2019-05-01"}
+    if iso:
+        numbers = [int(p) for p in iso.groups() if p]
+        return numbers[0], iso_date(numbers), True
+    match = YEAR.search(raw)
     return (int(match.group(1)) if match else None), None, True
 
 
