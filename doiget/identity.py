@@ -16,17 +16,16 @@ or an author.
 """
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 from functools import lru_cache
 
+from doiget.formats.record import PAGE_DASH
 from doiget.models import ID_FIELDS
 from doiget.text import words
 
 TITLE_AGREEMENT = 0.90
-_PAGE_SPLIT = re.compile(r"\s*(?:-+|[\u2010-\u2015])\s*")
 MAIN_TITLE_AGREEMENT = 0.95
 
 
@@ -115,7 +114,7 @@ class Marks:
 
 def first_page(pages: str | None) -> str | None:
     """The first page of a page range ("2301--2315", "2301-15", "e0123" -> itself), folded; None if none."""
-    first = normalised_title(_PAGE_SPLIT.split(pages or "", maxsplit=1)[0])
+    first = normalised_title(PAGE_DASH.split(pages or "", maxsplit=1)[0])
     return first or None
 
 

@@ -13,9 +13,10 @@ from typing import Any
 from pylatexenc.latexencode import UnicodeToLatexEncoder
 
 from doiget.formats.keys import citation_keys
-from doiget.formats.fields import (BIB_NAME_FIELDS, BOOKTITLE_TYPES, CSL_ALSO_SPELT, CSL_DATE_TO_BIB, CSL_TO_BIB,
-                                   CSL_TO_BIB_TYPE)
+from doiget.formats.fields import (BIB_NAME_FIELDS, BOOKTITLE_TYPES, CSL_DATE_TO_BIB, CSL_TO_BIB, CSL_TO_BIB_TYPE,
+                                   csl_variable)
 from doiget.formats.latex import untex
+from doiget.formats.record import PAGE_DASH
 from doiget.formats.names import to_bibtex_name
 from doiget.notices import citation_note
 from doiget.models import ET_AL, Author, Work
@@ -36,7 +37,6 @@ _BIB_NAME_OF_ROLE = {role: name for name, role in BIB_NAME_FIELDS.items()}
 # A capital after the first character marks an acronym or a brand name (DNA, PaperQA, iPhone, CO2);
 # surrounding punctuation stays outside the braces.
 _PROTECTED_WORD = re.compile(r"^(\W*)(\w\S*?[A-Z]\S*?)(\W*)$")
-_PAGE_DASH = re.compile(r"\s*(?:-+|[\u2010-\u2015])\s*")
 
 
 def latex_escape(text: str) -> str:
@@ -124,12 +124,12 @@ def _fields(work: Work, kind: str) -> list[tuple[str, str]]:
         if work.extra.get(csl):
             fields.append(("number", latex_escape(str(work.extra[csl]))))
     if work.pages:
-        fields.append(("pages", latex_escape(_PAGE_DASH.sub("--", work.pages.strip()))))
+        fields.append(("pages", latex_escape(PAGE_DASH.sub("--", work.pages.strip()))))
     if work.publisher:
         fields.append((aliases.get("publisher") or _PUBLISHER_FIELD.get(kind, "publisher"),
                        latex_escape(work.publisher)))
     for csl, name in CSL_TO_BIB.items():
-        value = work.extra.get(csl) or work.extra.get(CSL_ALSO_SPELT.get(csl, ""))
+        value = csl_variable(work.extra, csl)
         if isinstance(value, (str, int, float)) and str(value).strip():
             fields.append((aliases.get(csl, name), latex_escape(str(value))))
     for csl, name in CSL_DATE_TO_BIB.items():

@@ -1,10 +1,12 @@
-"""The one table between BibTeX/biblatex and CSL-JSON: entry types, name fields, plain fields.
+"""The one table between BibTeX/biblatex, RIS and CSL-JSON: entry types, name fields, plain fields.
 
 Columns of the store (title, venue, volume, issue, pages, publisher, ...) are read and written by
 the format modules; every other CSL variable lives in ``Work.extra`` under its CSL name, and a
 BibTeX field with no CSL variable under ``extra["bibtex"]`` as written in the file.
 """
 from __future__ import annotations
+
+from typing import Any
 
 # BibTeX / biblatex entry type -> CSL type (after citation-js's and Better BibTeX's mappings).
 BIB_TO_CSL_TYPE = {
@@ -75,6 +77,13 @@ RIS_NAME_ROLES = {"A2": "editor", "A3": "collection-editor", "A4": "translator"}
 # Zotero 4's spellings of two CSL variables (its CSL-JSON as zotxt served it), kept as read: exports write them
 # where they write the variable.
 CSL_ALSO_SPELT = {"title-short": "shortTitle", "container-title-short": "journalAbbreviation"}
+
+
+def csl_variable(extra: dict[str, Any], name: str) -> Any:
+    """CSL variable ``name`` of a work's ``extra``, under its own name or its Zotero 4 spelling."""
+    return extra.get(name) or extra.get(CSL_ALSO_SPELT.get(name, ""))
+
+
 BIB_DATE_FIELDS = {"urldate": "accessed", "eventdate": "event-date", "origdate": "original-date"}
 CSL_DATE_TO_BIB = {csl: bib for bib, csl in BIB_DATE_FIELDS.items()}
 CSL_DATE_VARIABLES = frozenset({"accessed", "available-date", "event-date", "issued", "original-date", "submitted"})

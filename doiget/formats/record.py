@@ -92,7 +92,7 @@ def find_ids(declared: dict[str, Any], free_text: Iterable[str]) -> tuple[dict[s
 # ---- shared field clean-up ---------------------------------------------------------------------
 
 YEAR = re.compile(r"\b(1[5-9]\d\d|2[01]\d\d)\b")
-_PAGE_DASH = re.compile(r"\s*(?:-+|[\u2010-\u2015])\s*")
+PAGE_DASH = re.compile(r"\s*(?:-+|[\u2010-\u2015])\s*")  # between the pages of a range, spaces around it included
 
 
 def clean(value: Any) -> str | None:
@@ -117,7 +117,7 @@ def one_line(text: str) -> bool:
 
 def pages(value: Any) -> str | None:
     text = clean(value)
-    return _PAGE_DASH.sub("-", text) if text else None
+    return PAGE_DASH.sub("-", text) if text else None
 
 
 _BARE_COMMA = re.compile(r",\S")

@@ -12,7 +12,7 @@ from typing import Any
 
 from rispy import TAG_KEY_MAPPING
 
-from doiget.formats.fields import CSL_ALSO_SPELT, RIS_NAME_ROLES, RIS_TO_CSL
+from doiget.formats.fields import RIS_NAME_ROLES, RIS_TO_CSL, csl_variable
 from doiget.models import Author, Work
 from doiget.notices import citation_note
 
@@ -71,7 +71,7 @@ def _record(work: Work) -> list[tuple[str, str | None]]:
               ("LA", work.language)]
     lines += [("SN", extra.get("ISBN"))]  # ISSN below: the reader tells them apart by their shape
     for tag, csl in RIS_TO_CSL.items():
-        value = extra.get(csl) or extra.get(CSL_ALSO_SPELT.get(csl, ""))
+        value = csl_variable(extra, csl)
         if isinstance(value, (str, int, float)):
             lines.append((tag, str(value)))
     lines += [("KW", tag) for tag in getattr(work, "tags", None) or []]

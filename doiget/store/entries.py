@@ -98,7 +98,9 @@ def upsert_work(conn: Connection, work: Work, *, stub: bool = False, upstream: b
     stale = new_names and ET_AL in stored_extra and ET_AL not in work.extra  # "and others" goes with its names
     if (work.extra and any(k not in stored_extra for k in work.extra)) or stale:
         extra = {**work.extra, **stored_extra} if fill_only else {**stored_extra, **work.extra}
-        updates["extra"] = dump_extra({k: v for k, v in extra.items() if not (stale and k == ET_AL)})
+        if stale:
+            del extra[ET_AL]
+        updates["extra"] = dump_extra(extra)
     if row["citekey"] is None:
         updates["citekey"] = citekeys.new_key(conn, work)
     conn.execute(text(f"UPDATE entries SET {', '.join(f'{c} = :{c}' for c in updates)} WHERE id = :id"),
