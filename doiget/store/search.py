@@ -81,7 +81,7 @@ Error = sqlite3.OperationalError
 
 def prepare(conn: sqlite3.Connection) -> None:
     """Set up a connection the searches will run on (the SQL function the one pass counts rows with)."""
-    conn.create_function(_ROW_BUDGET, 1, _entered)
+    conn.create_function(_ROW_BUDGET, 0, _entered)
 
 
 def page(conn: sqlite3.Connection, match: str, limit: int, offset: int = 0, clauses: Sequence[str] = (),
@@ -159,21 +159,21 @@ def _one_pass_sql(clauses: tuple[str, ...], budgeted: bool, fits: bool = False) 
     # A LIMIT of 0 ends the ranking before its walk starts: how ``fits`` stops it.
     where = " AND ".join(["entries_fts MATCH :match", *(("e.is_stub = 0", *clauses) if clauses else (_NO_STUB,))])
     entries = " JOIN entries e ON e.id = entries_fts.rowid" if clauses else ""
-    snippet = f"{_ROW_BUDGET}({SNIPPET})" if budgeted else SNIPPET
+    snippet = f"{SNIPPET} || {_ROW_BUDGET}()" if budgeted else SNIPPET  # (no argument: no string to convert)
     limit = f"CASE WHEN {_FEWER} THEN :limit ELSE 0 END" if fits else ":limit"
     return (f"SELECT e.id, p.score, {_summary_columns('p.snippet')} FROM (SELECT entries_fts.rowid AS id, "
             f"{_BM25} AS score, {snippet} AS snippet FROM entries_fts{entries} WHERE {where} "
             f"ORDER BY score, id LIMIT {limit} OFFSET :offset) p CROSS JOIN entries e ON e.id = p.id")
 
 
-def _entered(value: Any) -> Any:
-    """SQL ``doiget_row_budget(x)``: ``x``, computed as each row enters the top page; once more rows have
-    entered than the thread's budget allows, the statement is interrupted (rather than failed by raising
-    here, which sqlite3 may report as an unraisable exception)."""
+def _entered() -> str:
+    """SQL ``doiget_row_budget()``: '', computed as each row enters the top page; once more rows have entered
+    than the thread's budget allows, the statement is interrupted (rather than failed by raising here, which
+    sqlite3 may report as an unraisable exception)."""
     _rows.left -= 1
     if _rows.left < 0:
         _rows.conn.interrupt()
-    return value
+    return ""
 
 
 def ranked(conn: sqlite3.Connection, match: str, limit: int, offset: int = 0, clauses: Sequence[str] = (),
