@@ -8,7 +8,7 @@ has_pdf, update status) only for the page. That is cheapest when the matches are
 query holding a phrase, or of several terms in a library of at most :data:`COMMON_DF` entries (whose count
 would cost a walk too), is answered so unless more than :data:`ONE_PASS_BUDGET` pages' worth of rows enter its
 top; one word or prefix when its count (a cheap walk of one row list, stopping one past the page) says all
-its matches fit on the page.
+its matches fit on the page (for a word in a small library the same statement counts them first).
 
 Two passes: other queries are ranked by bm25 alone (stubs dropped from the top rows afterwards,
 :func:`_ranked`), then the page's hits are shown by walking the matches again or looking each hit up
