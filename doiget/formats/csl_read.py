@@ -98,17 +98,14 @@ def _date(value: Any) -> Any:
                                     if type(p) is list else p for p in parts_list]}
 
 
-def _first(value: Any) -> Any:
-    return value[0] if isinstance(value, list) and value else value
-
-
 def _rich_text(value: Any) -> tuple[str | None, str | None]:
     """(the text, the text without rich-text markup): titles from Zotero and Crossref carry markup (<i>,
     <span class="nocase">) and entities."""
-    text = clean(_first(value))
+    text = clean(value[0] if type(value) is list and value else value)
     if not text:
         return text, None
-    return text, html.unescape(_HTML_TAG.sub("", text) if "<" in text else text)
+    plain = _HTML_TAG.sub("", text) if "<" in text else text
+    return text, html.unescape(plain) if "&" in plain else plain
 
 
 def _people(value: Any, names: dict[tuple, Author | None]) -> list[Author]:
@@ -145,21 +142,22 @@ def csl_record(index: int, item: Any, names: dict[tuple, Author | None] | None =
     except (TypeError, ValueError):
         year, published, richer = None, None, True
         problems.append(f"unreadable issued date {get('issued')!r}")
-    custom = get("custom") if isinstance(get("custom"), dict) else {}
+    custom = get("custom")
+    custom = custom if isinstance(custom, dict) else {}
     ids, inferred, id_problems = find_ids(
         {"doi": get("DOI"), "pmid": get("PMID"), "pmcid": get("PMCID"),
          "arxiv": custom.get("arxiv"), "openalex": custom.get("openalex")},
         [str(value) for name in _FREE_TEXT if (value := get(name))],
     )
-    unhandled = item.keys() - _HANDLED
-    extra = {name: value for name, value in item.items() if name in unhandled and value not in (None, "", [])} \
-        if unhandled else {}
+    extra = {} if item.keys() <= _HANDLED else {
+        name: value for name, value in item.items() if name not in _HANDLED and value not in (None, "", [])}
     if custom:
         extra.update({name: value for name, value in custom.items() if name not in ("arxiv", "openalex")})
     if richer and get("issued") is not None:
         extra["issued"] = item["issued"]
-    for name in CSL_DATE_VARIABLES.intersection(extra):
-        extra[name] = _date(extra[name])
+    if extra:
+        for name in CSL_DATE_VARIABLES.intersection(extra):
+            extra[name] = _date(extra[name])
     fields: dict[str, Any] = {column: clean(value) for name, column in _COLUMNS.items()
                               if (value := get(name)) is not None}
     for name, column in _RICH:
