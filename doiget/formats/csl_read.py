@@ -28,6 +28,7 @@ _ROLES = CSL_NAME_VARIABLES - {"author"}
 _UNSEEN = object()
 _KEY = re.compile(r"^[^\s,{}#%\"'()=\\~]+$")
 _INT = {int}
+_STORABLE = range(-2**63, 2**63)  # what the year column (an SQLite INTEGER) holds
 _FREE_TEXT = ("URL", "number", "note", "archive_location")  # where identifiers are looked for
 
 
@@ -77,6 +78,8 @@ def _issued(issued: Any) -> tuple[int | None, str | None, bool]:
         numbers = [int(p) for p in parts if str(p).strip().lstrip("-").isdigit()][:3]
     richer = len(issued) > ("date-parts" in issued) or len(parts_list) > 1 or len(numbers) != len(parts)
     if numbers:
+        if numbers[0] not in _STORABLE:
+            raise ValueError("a year no store column holds")
         return numbers[0], iso_date(numbers), richer
     raw = str(issued.get("raw") or issued.get("literal") or "").strip()
     iso = _ISO_DATE.fullmatch(raw)  # citation.js and pandoc write {"raw": "2019-05-01"}
