@@ -171,4 +171,4 @@ def csl_record(index: int, item: Any, names: dict[tuple, Author | None] | None =
     fields.update(pages=pages(get("page")), authors=_people(get("author"), names), year=year, published=published,
                   contributors={role: people for role in sorted(roles) if (people := _people(item[role], names))}
                   if roles else {}, citekey=key, extra=extra)
-    return make_record(key, fields, ids, keywords(get("keyword")), problems + id_problems, inferred)
+    return make_record(key, fields, ids, keywords(get("keyword")), problems + id_problems, inferred, typed=True)
