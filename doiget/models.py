@@ -41,9 +41,24 @@ class Author(BaseModel):
         given = (given or "").strip() or None
         display = (name or "").strip() or " ".join(p for p in (given, family) if p)
         if not family and not given and display:
-            family = display.split()[-1] if " " in display else display
-            given = " ".join(display.split()[:-1]) or None
+            return cls(name=display, **_display_parts(display.split()), **extra)
         return cls(name=display or "Anonymous", family=family, given=given, **extra)
+
+
+_SUFFIXES = frozenset({"jr", "sr", "ii", "iii", "iv"})
+
+
+def _display_parts(words: list[str]) -> dict[str, str | None]:
+    """Parts of a name written given name first (``Ludwig van der Waals``, ``Martin Luther King, Jr.``):
+    the family name is the last word, after any lower-case particles, before any suffix."""
+    suffix = None
+    if len(words) > 2 and words[-1].rstrip(".").lower() in _SUFFIXES:
+        suffix, words = words[-1], [*words[:-2], words[-2].rstrip(",")]
+    start = len(words) - 1
+    while start > 1 and words[start - 1].isalpha() and words[start - 1].islower():
+        start -= 1
+    return {"given": " ".join(words[:start]) or None, "particle": " ".join(words[start:-1]) or None,
+            "family": words[-1], "suffix": suffix}
 
 
 class Work(BaseModel):

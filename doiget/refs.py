@@ -12,10 +12,13 @@ from urllib.parse import unquote
 
 from doiget.errors import DoigetError, ErrorCode
 
-RefKind = Literal["doi", "arxiv", "pmid", "pmcid", "openalex", "local"]
+RefKind = Literal["doi", "arxiv", "pmid", "pmcid", "openalex", "local", "citekey"]
 KINDS: tuple[RefKind, ...] = ("doi", "arxiv", "pmid", "pmcid", "openalex")  # the identifiers a work carries
 LOCAL = "local"  # ``#<id>``: an entry's id in this library (the only name of an entry without identifiers)
 _LOCAL_ID = re.compile(r"#(\d{1,18})")
+CITEKEY = "citekey"  # ``@<key>``: an entry's citation key (pandoc's and Better BibTeX's way to name it)
+_CITEKEY = re.compile(r"@(\S+)")
+IN_LIBRARY: tuple[RefKind, ...] = (LOCAL, CITEKEY)
 
 MAX_REF_LENGTH = 1000
 
@@ -55,7 +58,8 @@ class Ref:
     ``kind`` is one of doi, arxiv, pmid, pmcid, openalex; ``id`` is canonical (DOIs lower-case,
     arXiv without version, PMCIDs as ``PMC123``, OpenAlex as ``W123``); ``version`` keeps an
     arXiv version suffix (``v2``) when one was given. ``kind`` "local" names an entry of the
-    library by its id (``#12``); only the façade accepts it (``parse(..., local=True)``).
+    library by its id (``#12``), ``kind`` "citekey" by its citation key (``@Smith2020``); only the
+    façade accepts these two (``parse(..., local=True)``).
     """
 
     kind: RefKind
@@ -64,13 +68,12 @@ class Ref:
 
     @classmethod
     def parse(cls, text: object, *, local: bool = False) -> "Ref":
-        """Parse any accepted identifier shape (and ``#<id>`` when ``local``); raise
+        """Parse any accepted identifier shape (and ``#<id>``, ``@<key>`` when ``local``); raise
         ``DoigetError(INVALID_REF)`` otherwise."""
-        if isinstance(text, Ref) and (local or text.kind != LOCAL):
+        if isinstance(text, Ref) and (local or not text.in_library):
             return text
-        if local and isinstance(text, str) and _LOCAL_ID.fullmatch(text.strip()):
-            return cls.local(int(text.strip()[1:]))
-        accepted = ACCEPTED_SHAPES + (", or #<id>: a library entry's id" if local else "")
+        accepted = ACCEPTED_SHAPES + (", or a library entry: #<id> (its id) or @<key> (its citation key)"
+                                      if local else "")
         if not isinstance(text, str):
             raise DoigetError(ErrorCode.INVALID_REF, f"identifier must be a string; accepted: {accepted}")
         raw = text.strip()
@@ -78,6 +81,10 @@ class Ref:
             raise DoigetError(ErrorCode.INVALID_REF, f"empty identifier; accepted: {accepted}")
         if len(raw) > MAX_REF_LENGTH:
             raise DoigetError(ErrorCode.INVALID_REF, f"identifier longer than {MAX_REF_LENGTH} characters")
+        if local and (number := _LOCAL_ID.fullmatch(raw)):
+            return cls.local(int(number.group(1)))
+        if local and (key := _CITEKEY.fullmatch(raw)):
+            return cls(CITEKEY, key.group(1))
         ref = _parse(raw)
         if ref is None:
             shown = raw if len(raw) <= 80 else raw[:77] + "..."
@@ -88,6 +95,11 @@ class Ref:
     def local(cls, entry_id: int) -> "Ref":
         """The local ref ``#<entry_id>``."""
         return cls(LOCAL, str(entry_id))
+
+    @property
+    def in_library(self) -> bool:
+        """Whether this names an entry of the library (``#<id>``, ``@<key>``) rather than a work."""
+        return self.kind in IN_LIBRARY
 
     @property
     def entry_id(self) -> int | None:
@@ -109,7 +121,9 @@ class Ref:
         return self.id + (self.version or "")
 
     def __str__(self) -> str:
-        return f"#{self.id}" if self.kind == LOCAL else f"{self.kind}:{self.versioned_id}"
+        if self.in_library:
+            return ("#" if self.kind == LOCAL else "@") + self.id
+        return f"{self.kind}:{self.versioned_id}"
 
 
 def try_parse(text: object) -> Ref | None:

@@ -92,9 +92,11 @@ def test_tool_table_is_well_formed(demo_home):
 def test_every_tool_with_good_input(demo_home):
     with open_library(demo_home) as lib:
         ref = str(lib.search("fuzzing")[0].ref)
+        key = lib.info(ref).citekey
     calls = [
         ("doiget_search_local", {"query": "fuzzing", "limit": 3}),
         ("doiget_info", {"ref": ref}),
+        ("doiget_info", {"ref": f"@{key}"}),  # the same entry by its citation key
         ("doiget_list_recent", {"n": 2}),
         ("doiget_paper_pdf_path", {"ref": ref}),
         ("doiget_tag", {"ref": ref, "add": ["security"], "add_to_collections": ["reading"]}),
@@ -106,8 +108,9 @@ def test_every_tool_with_good_input(demo_home):
     ]
     _, results = anyio.run(session_calls, demo_home, calls)
     assert all(r["ok"] for r in results), results
-    search, info, recent, pdf, tag, annotate, search2, clear, health, profile = results
+    search, info, by_key, recent, pdf, tag, annotate, search2, clear, health, profile = results
     assert search["hits"][0]["ref"] == ref and info["entry"]["title"].startswith("Active Fuzzing")
+    assert by_key["entry"] == info["entry"]
     assert recent["count"] == 2
     assert pdf["has_pdf"] is True and os.path.isfile(pdf["pdf_path"])  # the demo's generated PDF
     assert tag["tags"] == ["demo", "security", "software-testing"] and tag["collections"] == ["demo", "reading"]
@@ -125,6 +128,7 @@ BAD_CALLS = [
     ("doiget_info", {"ref": "x" * 5000}, "INVALID_INPUT"),
     ("doiget_info", {"ref": "not an identifier"}, "INVALID_REF"),
     ("doiget_info", {"ref": "10.9999/absent"}, "NOT_FOUND"),
+    ("doiget_info", {"ref": "@NoSuchKey2020"}, "NOT_FOUND"),
     ("doiget_search_local", {"query": '"unbalanced'}, "INVALID_QUERY"),
     ("doiget_search_local", {"query": "x", "limit": 0}, "INVALID_INPUT"),
     ("doiget_search_local", {"query": "x", "limit": "5"}, "INVALID_INPUT"),

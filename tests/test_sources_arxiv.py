@@ -23,6 +23,8 @@ def test_current_format_entry(upstream):
     assert work.abstract.startswith('The 10th Asia-Europe workshop in "Concepts in Information Theory')
     assert len(work.authors) == 34
     assert work.authors[0].name == "Kees A. Schouhamer Immink" and work.authors[0].family == "Immink"
+    with_particle = next(a for a in work.authors if a.name == "Peter H. N. de With")  # arXiv gives names whole
+    assert (with_particle.given, with_particle.particle, with_particle.family) == ("Peter H. N.", "de", "With")
     assert "Dirk WÃ¼bben" in [a.name for a in work.authors]  # mojibake exactly as recorded
     assert (work.year, work.published, entry.updated) == (2017, "2017-07-27", "2017-07-27T08:18:33Z")
     assert (work.type, work.venue, work.doi) == ("preprint", "arXiv", None)

@@ -39,8 +39,9 @@ def render_entry(result: dict[str, Any]) -> str:
     if e.get("authors"):
         lines.append(", ".join(a["name"] for a in e["authors"]))
     lines.append(" · ".join(str(x) for x in (e.get("venue"), e.get("year"), e.get("type")) if x))
-    lines.append("ids: " + ", ".join(f"{k}:{e[k]}" for k in ("doi", "arxiv", "pmid", "pmcid", "openalex")
-                                     if e.get(k)))
+    names = [f"{k}:{e[k]}" for k in ("doi", "arxiv", "pmid", "pmcid", "openalex") if e.get(k)]
+    names += [f"#{e['id']}"] + ([f"@{e['citekey']}"] if e.get("citekey") else [])
+    lines.append("ids: " + ", ".join(names))  # each one names the entry wherever a REF is taken
     for label, key in (("tags", "tags"), ("collections", "collections")):
         if e.get(key):
             lines.append(f"{label}: {', '.join(e[key])}")

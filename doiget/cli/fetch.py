@@ -34,7 +34,7 @@ def cmd_fetch(args):
     with contextlib.ExitStack() as stack:
         if args.dry_run:
             plan = pipeline.planner(load_config(args.home), lambda: stack.enter_context(_open(args)))
-            one = lambda ref: plan(Ref.parse(ref))  # noqa: E731
+            one = lambda ref: plan(Ref.parse(ref, local=True))  # noqa: E731
         else:
             lib = stack.enter_context(_open(args))
             one = lambda ref: lib.fetch(ref, fulltext=args.fulltext)  # noqa: E731

@@ -8,7 +8,8 @@ print the article's own DOI) wins, the first printed breaking ties. An arXiv id 
 labelled (``arXiv:``, ``arXiv ePrint:``, an arxiv.org URL, a DataCite arXiv DOI) or is an old-style
 id like ``hep-ph/9412269`` of a known archive; the arXiv side stamp (``arXiv:ID [cat] date``) beats
 ids the first page merely cites. The title is the first page's largest text, not the info
-dictionary's title when that looks like a file name (``paper.dvi``, ``doi:``, ``*.pdf``).
+dictionary's title when that looks like a file name (``paper.dvi``, ``doi:``, ``*.pdf``). Authors are
+the info dictionary's, in the order of given and family names the first pages print them in.
 """
 from __future__ import annotations
 
@@ -17,8 +18,10 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from doiget.formats.names import bibtex_author, split_names
 from doiget.fulltext.builder import clean_inline
 from doiget.identity import TITLE_AGREEMENT, title_similarity
+from doiget.models import Author
 from doiget.refs import Ref, try_parse
 
 if TYPE_CHECKING:
@@ -68,7 +71,7 @@ class PdfSniff:
 
     refs: list[Ref]
     title: str | None
-    authors: list[str]
+    authors: list[Author]
     page_count: int
     rejected: list[str] = field(default_factory=list)
 
@@ -100,7 +103,7 @@ def sniff_document(doc: pymupdf.Document, first_pages: list[mupdf.FzStextPage]) 
     meta_title = clean_inline(info.get("title", "")) or _xmp_title(xmp)
     meta_title = meta_title if meta_title and not looks_like_file_name(meta_title) else None
     title = (first_page_title(textpages[0], meta_title) if textpages else None) or meta_title
-    return PdfSniff(refs=refs, title=title, authors=_split_authors(info.get("author", "")),
+    return PdfSniff(refs=refs, title=title, authors=info_authors(info.get("author", ""), " ".join(texts)),
                     page_count=doc.page_count, rejected=rejected)
 
 
@@ -214,9 +217,48 @@ def _xmp_title(xmp: str) -> str:
     return clean_inline(match.group(1)) if match else ""
 
 
-def _split_authors(raw: str) -> list[str]:
-    raw = raw.strip()
+def info_authors(raw: str, page_text: str) -> list[Author]:
+    """The info dictionary's author list, read as its writer meant it: BibTeX's ``A and B`` with its
+    name rules (``Caldas Ramos, Mayk and White, Andrew D``), else names written given name first, cut
+    at ``;`` if any, else at ``,``, a last ``and`` or ``with``. A name the first pages print only in
+    the other order (``Shahu Sneha`` for Sneha Shahu) is read that way. E-mail addresses and bracketed
+    notes are not part of a name."""
+    raw = clean_inline(_NOT_A_NAME.sub(" ", raw))
     if not raw:
         return []
-    parts = re.split(r";|\band\b", raw) if re.search(r";|\band\b", raw) else raw.split(",")
-    return [clean_inline(p) for p in parts if p.strip()]
+    if _bibtex_form(raw):
+        return [bibtex_author(name, str)[0] for name in split_names(raw)]
+    printed = _letters(page_text)
+    names = raw.split(";") if ";" in raw else _LIST_SEPARATOR.split(raw)
+    return [_as_printed(name.split(), printed) for name in names if name.strip()]
+
+
+_NOT_A_NAME = re.compile(r"\([^)]*\)|<[^>]*>|\S+@\S+")
+_AND = re.compile(r"\s+and\s+", re.I)
+_LIST_SEPARATOR = re.compile(r"\s*,\s*(?:and\s+)?|\s+(?:and|with)\s+", re.I)
+_MIN_SWAP_LETTERS = 6  # shorter names are too likely to be found in other words' letters
+
+
+def _bibtex_form(raw: str) -> bool:
+    """``Family, Given and Family, Given`` (every name one comma) or one ``Family, Given``; not a list
+    like ``A, B and C``."""
+    if ";" in raw:
+        return False
+    names = _AND.split(raw)
+    commas = {name.count(",") for name in names}
+    if len(names) > 1:
+        return commas == {1} or commas == {0}
+    return commas == {1} and " " not in raw.split(",")[1].strip()
+
+
+def _letters(text: str) -> str:
+    return "".join(c for c in text.casefold() if c.isalpha())
+
+
+def _as_printed(words: list[str], printed: str) -> Author:
+    letters = _letters("".join(words))
+    if len(words) > 1 and letters not in printed and len(letters) >= _MIN_SWAP_LETTERS:
+        for cut in range(1, len(words)):
+            if _letters("".join(words[cut:] + words[:cut])) in printed:
+                return Author.from_parts(given=" ".join(words[cut:]), family=" ".join(words[:cut]))
+    return Author.from_parts(name=" ".join(words))

@@ -141,8 +141,8 @@ def build_server(config: Config, lifecycle: Lifecycle | None = None) -> tuple[Se
 
 INSTRUCTIONS = ("doiget is a local library of scholarly papers. Every tool returns {ok: true, ...} or "
                 "{ok: false, ref?, error: {code, message, denial_context?}}. Identifiers: DOI, arXiv id, PMID, PMCID "
-                "or OpenAlex W id. In tool descriptions, INPUTS lists parameter names with * marking required ones "
-                "(the inputSchema has types and bounds). Read-only tools never create the library: an absent "
+                "or OpenAlex W id; a library entry also as #<id> or @<citation key>. In tool descriptions, INPUTS "
+                "lists parameter names with * marking required ones (the inputSchema has types and bounds). Read-only tools never create the library: an absent "
                 "library reads as empty. Growing results page: pass next_cursor back as cursor.")
 
 

@@ -11,7 +11,7 @@ RefLike = Union[Ref, str, int]
 
 
 def entry_ref(ref: RefLike) -> Ref | int:
-    """A Ref, or the library id that ``#<id>``, a local Ref or an int names."""
+    """A Ref (an identifier or an ``@<key>``), or the library id that ``#<id>``, a local Ref or an int names."""
     if isinstance(ref, int) and not isinstance(ref, bool):
         return ref
     parsed = Ref.parse(ref, local=True)

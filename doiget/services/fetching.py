@@ -48,12 +48,13 @@ PerRef = Callable[[Ref], dict[str, Any]]
 # ---- the façade's fetch calls -------------------------------------------------------------
 
 def upstream_ref(lib: Session, ref: Ref | str) -> Ref:
-    """``ref`` parsed; a local ``#<id>`` becomes the identifier its entry carries (NOT_FOUND when the
-    library lacks the entry, INVALID_REF when the entry has no identifier an upstream source knows)."""
+    """``ref`` parsed; a library entry's ``#<id>`` or ``@<key>`` becomes the identifier the entry carries
+    (NOT_FOUND when the library lacks the entry, INVALID_REF when the entry has no identifier an
+    upstream source knows)."""
     parsed = Ref.parse(ref, local=True)
-    if parsed.entry_id is None:
+    if not parsed.in_library:
         return parsed
-    entry = entries.info(lib, parsed.entry_id)
+    entry = entries.info(lib, parsed)
     if not entry.ids():
         raise DoigetError(ErrorCode.INVALID_REF, f"{parsed} has no DOI, arXiv id, PMID, PMCID or OpenAlex id "
                           "to look it up by")
@@ -257,7 +258,7 @@ def plan(ref: Ref, entry: Entry | None) -> dict[str, Any]:
     ``requests`` are the upstream requests the fetch starts with (later ones depend on their
     answers); ``candidates`` the PDF URLs known now (Unpaywall may add more at fetch time).
     """
-    if ref.entry_id is not None:  # a local #<id>: plan by the identifier its entry carries
+    if ref.in_library:  # #<id> or @<key>: plan by the identifier its entry carries
         if entry is None:
             raise DoigetError(ErrorCode.NOT_FOUND, f"{ref} is not in the library")
         if not entry.ids():

@@ -9,7 +9,7 @@ from sqlalchemy import Connection, bindparam, text
 
 from doiget.errors import DoigetError, ErrorCode
 from doiget.models import ET_AL, ID_FIELDS, IMPORT_SOURCE, Artefact, Entry, Work
-from doiget.refs import Ref
+from doiget.refs import CITEKEY, Ref
 from doiget.store import citekeys
 from doiget.store import updates as update_store
 from doiget.store.names import author_key, read_names, replace_names, write_names  # noqa: F401 - author_key re-exported
@@ -23,8 +23,16 @@ UPSTREAM_FACTS = ("oa_status", "oa_url", "cited_by_count")
 
 
 def find_id(conn: Connection, ref: Ref) -> int | None:
-    """The local id of the entry carrying ``ref``, or None."""
-    return conn.execute(text(f"SELECT id FROM entries WHERE {ref.kind} = :v"), {"v": ref.id}).scalar()
+    """The local id of the entry carrying ``ref``, or None. A citation key also names the entry that
+    keeps it as an alias (biblatex ``ids``: the key of a record merged into it)."""
+    found = conn.execute(text(f"SELECT id FROM entries WHERE {ref.kind} = :v"), {"v": ref.id}).scalar()
+    if found is None and ref.kind == CITEKEY:
+        aliased = conn.execute(text(
+            "SELECT id, json_extract(extra, '$.bibtex.ids') FROM entries "
+            "WHERE instr(lower(json_extract(extra, '$.bibtex.ids')), lower(:v))"), {"v": ref.id})
+        found = next((entry_id for entry_id, ids in aliased
+                      if ref.id.lower() in (k.strip().lower() for k in ids.split(","))), None)
+    return found
 
 
 def require_id(conn: Connection, ref: Ref | int) -> int:
@@ -34,8 +42,9 @@ def require_id(conn: Connection, ref: Ref | int) -> int:
     else:
         found = find_id(conn, ref)
     if found is None:
+        hint = "" if isinstance(ref, int) or ref.in_library else " (fetch or resolve it first)"
         raise DoigetError(ErrorCode.NOT_FOUND, f"{ref if not isinstance(ref, int) else f'entry {ref}'} is not in "
-                          "the library (fetch or resolve it first)")
+                          f"the library{hint}")
     return found
 
 

@@ -104,7 +104,7 @@ def test_sniff_reads_xmp_info_and_first_pages(paper):
     assert sniff.doi == "10.1234/test.doc-42"
     assert sniff.arxiv_id == "2101.01234"
     assert sniff.title == "Field Methods for Soil Ecology"
-    assert sniff.authors == ["Ada Müller", "Bo Ångström"]
+    assert [a.name for a in sniff.authors] == ["Ada Müller", "Bo Ångström"]
     assert sniff.page_count == 5
 
 
