@@ -136,6 +136,26 @@ def test_one_bad_bibtex_entry_does_not_stop_the_rest():
     assert not records[0].problems and not records[2].problems
 
 
+def test_a_ris_record_missing_its_er_or_ty_line_is_read_not_lost_or_merged():
+    """rispy drops a last record cut short of its ER line, joins a record missing its ER to the next
+    one (both titles in one record) and drops tags before any TY; each record is now read alone."""
+    lines = (FIXTURES / "bib" / "rispy_example_full.ris").read_text(encoding="utf-8").splitlines()
+    expected = [r.work for r in parse_bibliography("\n".join(lines))]
+    first_er, last_er = [i for i, line in enumerate(lines) if line.startswith("ER  -")]
+    assert [w.title for w in expected] == ["Title of reference", "The title of the reference"]
+    cases = (("\n".join(lines[:last_er]), 1, "no ER line: the file ends inside the record"),
+             ("\n".join(lines[:first_er] + lines[first_er + 1:]), 0, "no ER line: the record ends where the next TY"),
+             ("\n".join(line for i, line in enumerate(lines) if line != "TY  - JOUR" or i > first_er),
+              0, "no TY line: read as a generic (GEN) record"))
+    for text, repaired, problem in cases:
+        records = parse_bibliography(text, "ris")
+        assert [r.work.title for r in records] == [w.title for w in expected]
+        assert [bool(r.problems) for r in records] == [i == repaired for i in (0, 1)]
+        assert records[repaired].problems[-1].startswith(problem)
+        if "TY line" not in problem:
+            assert [r.work for r in records] == expected  # nothing else changed
+
+
 def test_one_bad_csl_item_does_not_stop_the_rest():
     records = parse_bibliography('[{"id": "x", "type": "book", "title": "T", "issued": {"date-parts": [["abc"]]}}, 7]')
     assert records[0].work.title == "T" and records[0].work.year is None

@@ -39,14 +39,55 @@ _READ = frozenset({"type_of_reference", "end_of_reference", "volume", "number", 
 
 
 def parse_ris(text: str) -> list[ImportRecord]:
-    """Every ``TY`` ... ``ER`` record of a RIS file, in order."""
+    """Every ``TY`` ... ``ER`` record of a RIS file, in order. A record missing its ``ER`` (cut short,
+    or run into the next ``TY``) or its ``TY`` is still read, with a problem saying so."""
+    text, repairs = _framed(text.lstrip("\ufeff"))
     try:
-        entries = rispy.loads(text.lstrip("\ufeff"), skip_unknown_tags=False, enforce_list_tags=False)
+        entries = rispy.loads(text, skip_unknown_tags=False, enforce_list_tags=False)
     except Exception as exc:  # noqa: BLE001 - rispy raises IOError/ValueError on a broken file
         raise DoigetError(ErrorCode.INVALID_INPUT, f"not a readable RIS file: {exc}") from None
     if not entries:
         raise DoigetError(ErrorCode.INVALID_INPUT, "no RIS records found (expected TY  - ... ER  - blocks)")
-    return [ris_record(entry) for entry in entries]
+    records = [ris_record(entry) for entry in entries]
+    for index, problem in repairs:
+        records[index].problems.append(problem)
+    return records
+
+
+_TAG_LINE = re.compile(r"^([A-Z][A-Z0-9])  -(?: |$)")
+
+
+def _framed(text: str) -> tuple[str, list[tuple[int, str]]]:
+    """``text`` with every record framed by ``TY`` and ``ER`` lines as rispy needs (it joins a record
+    missing its ``ER`` to the next one and drops one cut short or lacking its ``TY``), and the
+    (record index, problem) of each repair."""
+    lines, repairs, open_record, count = [], [], False, 0
+    for line in text.splitlines():
+        tag = _TAG_LINE.match(line)
+        tag = tag.group(1) if tag else None
+        if tag == "TY" and open_record:
+            lines.insert(_record_end(lines), "ER  - ")
+            repairs.append((count - 1, "no ER line: the record ends where the next TY starts"))
+        elif tag not in (None, "TY", "ER") and not open_record:
+            lines.append("TY  - GEN")
+            repairs.append((count, "no TY line: read as a generic (GEN) record"))
+            open_record, count = True, count + 1
+        if tag == "TY":
+            open_record, count = True, count + 1
+        elif tag == "ER":
+            open_record = False
+        lines.append(line)
+    if open_record:
+        lines.append("ER  - ")
+        repairs.append((count - 1, "no ER line: the file ends inside the record"))
+    return "\n".join(lines) + "\n", repairs
+
+
+def _record_end(lines: list[str]) -> int:
+    """Where a record missing its ``ER`` ends: at the first blank line after its last tag line (the
+    lines between records, like a ``2.`` numbering them, are not its values), else at the end."""
+    last_tag = next((i for i in range(len(lines) - 1, -1, -1) if _TAG_LINE.match(lines[i])), -1)
+    return next((i for i in range(last_tag + 1, len(lines)) if not lines[i].strip()), len(lines))
 
 
 def _list(value: Any) -> list[str]:
