@@ -77,9 +77,10 @@ def heading_shaped(text: str) -> bool:
     words = text.split()
     if not words or len(words) > MAX_HEADING_WORDS or not _WORD.search(text) or _FLOAT_LABEL.match(text):
         return False
-    if text.rstrip().endswith((",", ";", ":")) or "=" in text or text.count(",") > 1 or (
-            "," in text and ("&" in text or " and " in text)) or _CONTACT.search(text):
+    if text.rstrip().endswith((",", ";", ":")) or "=" in text or _CONTACT.search(text):
         return False
+    if (text.count(",") > 1 or "," in text and ("&" in text or " and " in text)) and numbering_depth(text) < 2:
+        return False  # a list of names; "3.1 Representations, Datasets, and Benchmarks" is numbered as a section
     rest = _NUMBERING.sub("", text, count=1)
     first = next((c for c in rest if c.isalpha()), "")
     return first.isupper() and sum(map(str.isalpha, text)) * 2 >= len(text.replace(" ", ""))

@@ -66,3 +66,17 @@ def test_masthead_above_the_title_is_not_a_heading():
     assert [line for line in extracted.text.splitlines() if line.startswith("#")] == [
         f"# {title}", "## Introduction", "## Methods"]
     assert extracted.title == title
+
+
+def test_numbered_subsection_with_a_list_in_its_name_is_a_heading():
+    # arXiv 2407.01603's "3.1 Molecular Representations, Datasets, and Benchmarks": commas alone do not make
+    # a list of names when the line is numbered as a subsection
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((LEFT, 80), "3 Methods", fontsize=14, fontname="hebo")
+    y = write_lines(page, LEFT, 100, body_lines("methods", 4))
+    page.insert_text((LEFT, y + 20), "3.1 Soils, Sites, and Seasons", fontsize=12, fontname="hebo")
+    y = write_lines(page, LEFT, y + 40, body_lines("sites", 8))
+    page.insert_text((LEFT, y + 20), "Ada Marsh, Bo Lind, Cy Moss", fontsize=12, fontname="hebo")
+    write_lines(page, LEFT, y + 40, body_lines("people", 8))
+    assert _headings(doc.tobytes()) == ["# 3 Methods", "## 3.1 Soils, Sites, and Seasons"]
