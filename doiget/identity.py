@@ -92,24 +92,32 @@ def decide(a: Side, b: Side) -> Decision:
     return Decision(True, matched, f"same {matched} and agreeing titles")
 
 
+PART_TYPES = frozenset({"chapter", "paper-conference", "entry", "entry-dictionary", "entry-encyclopedia"})
+WHOLE_TYPES = frozenset({"book", "collection"})
+
+
 @dataclass(frozen=True)
 class Marks:
     """What tells apart records without identifiers that share a title and year: the first page, the
-    volume and the authors' family names (folded; an organisation's whole name), each possibly unknown."""
+    volume, the authors' family names (folded; an organisation's whole name) and whether the record is
+    a part of a book (a chapter, an entry, a conference paper) or a whole book, each possibly unknown."""
 
     first_page: str | None = None
     volume: str | None = None
     families: frozenset[str] = frozenset()
+    part: bool | None = None
 
     @classmethod
-    def of(cls, pages: str | None, volume: str | None, families: Iterable[str]) -> Marks:
+    def of(cls, pages: str | None, volume: str | None, families: Iterable[str], type: str | None = None) -> Marks:
         """From the fields as stored; ``families``: each author's family name, or whole name if it has none."""
         return cls(first_page(pages), normalised_title(volume) or None,
-                   frozenset(filter(None, map(normalised_title, families))))
+                   frozenset(filter(None, map(normalised_title, families))),
+                   True if type in PART_TYPES else False if type in WHOLE_TYPES else None)
 
     def filled(self, other: Marks) -> Marks:
         """Unknown parts taken from ``other`` (as a merge fills empty fields)."""
-        return Marks(self.first_page or other.first_page, self.volume or other.volume, self.families or other.families)
+        return Marks(self.first_page or other.first_page, self.volume or other.volume, self.families or other.families,
+                     other.part if self.part is None else self.part)
 
 
 def first_page(pages: str | None) -> str | None:
@@ -121,7 +129,9 @@ def first_page(pages: str | None) -> str | None:
 def marks_agree(a: Marks, b: Marks) -> bool:
     """Whether two records with the same title and year and no identifier are one work: yes, unless both
     give a first page and these differ, or both a volume and these differ, or both name authors and no
-    family name is in both."""
+    family name is in both, or one is a part of a book and the other a whole book (a BibTeX ``@inbook``
+    is titled by its book)."""
     return not ((a.first_page and b.first_page and a.first_page != b.first_page)
                 or (a.volume and b.volume and a.volume != b.volume)
-                or (a.families and b.families and not a.families & b.families))
+                or (a.families and b.families and not a.families & b.families)
+                or (a.part is not None and b.part is not None and a.part != b.part))

@@ -10,7 +10,9 @@ and in session 5 for URLs read without the LaTeX escapes of the .bib (``\\&`` ``
 4 false url conflicts gone), and for records without identifiers that share a title and year but not a first
 page, volume or author, no longer merged (33 records, each checked: citeproc's test items reusing a title for
 different authors, and citation-js's 'Longshot' book and its pages 138-161); and for conflicts no longer
-reported between values that differ only in white space or name one language (41 of the 42 in step 4).
+reported between values that differ only in white space or name one language (41 of the 42 in step 4);
+and in session 6 for a chapter no longer merged into the book it is in when both carry the book's title
+(1 record: citeproc's bugreports_AllCapsLeakage chapter in "His Anonymous Life").
 
 Regenerate only for an intended change of behaviour: ``DOIGET_WRITE_GOLDEN=1 pytest tests/test_import_golden.py``.
 """

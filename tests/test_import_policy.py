@@ -97,6 +97,11 @@ def test_records_without_ids_sharing_a_title_and_year_merge_only_when_nothing_te
     assert [row.id for row in again.report] == [row.id for row in report.report] and again.added == 0
     later = lib.import_bibliography(_cdl_entries("Wolf09"), "bibtex")
     assert later.report[0].id == report.report[1].id
+    # A chapter filed as @inbook under its book's title (its own title in `chapter`) and the book itself,
+    # whose editors are filed as its authors: they share names but one is a part of the other.
+    parts = lib.import_bibliography(_cdl_entries("ConwEtal07", "KaneEtal07", "BravEtal07"), "bibtex")
+    assert [row.status for row in parts.report] == ["added"] * 3
+    assert lib.import_bibliography(_cdl_entries("KaneEtal07"), "bibtex").report[0].id == parts.report[1].id
 
 
 def test_no_conflict_for_one_language_named_two_ways_or_white_space(lib):
@@ -128,6 +133,8 @@ def test_marks_that_tell_works_apart():
     assert not marks_agree(Marks.of(None, "15", ["Daw"]), Marks.of(None, "16", ["Daw"]))  # volumes differ
     assert not marks_agree(Marks.of(None, None, ["Gerfen", "Keefe"]), Marks.of(None, None, ["Bloch", "Le Moine"]))
     assert marks_agree(Marks.of("2301--2315", "121", ["Crone"]), Marks.of("2301", "121", ["Crone", "Lesser"]))
+    assert not marks_agree(Marks.of("21--48", None, ["Kane"], "chapter"), Marks.of(None, None, ["Kane"], "book"))
+    assert marks_agree(Marks.of(None, None, ["Kane"], "chapter"), Marks.of(None, None, ["Kane"], "paper-conference"))
     assert marks_agree(chapter, Marks.of(None, None, []))  # nothing known: nothing disagrees
 
 

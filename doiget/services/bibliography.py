@@ -106,7 +106,7 @@ class _Seen:
 
 
 def _marks(work: Work) -> Marks:
-    return Marks.of(work.pages, work.volume, (a.family or a.name for a in work.authors))
+    return Marks.of(work.pages, work.volume, (a.family or a.name for a in work.authors), work.type)
 
 
 def _filled(value: Any, other: Any) -> Any:
@@ -389,11 +389,11 @@ def _title_index(conn: Connection) -> dict[str, list[tuple[int, Marks]]]:
     them again."""
     rows = conn.execute(text(
         "SELECT id, title, year, pages, volume, (SELECT group_concat(coalesce(family, name), char(31)) FROM "
-        "entry_authors WHERE entry_id = e.id AND role = 'author') FROM entries e WHERE "
+        "entry_authors WHERE entry_id = e.id AND role = 'author'), type FROM entries e WHERE "
         f"coalesce({', '.join(ID_FIELDS)}) IS NULL ORDER BY id")).all()
     index: dict[str, list[tuple[int, Marks]]] = {}
-    for entry_id, title, year, pages, volume, families in rows:
-        marks = Marks.of(pages, volume, (families or "").split("\x1f"))
+    for entry_id, title, year, pages, volume, families, type_ in rows:
+        marks = Marks.of(pages, volume, (families or "").split("\x1f"), type_)
         index.setdefault(_title_key(title, year), []).append((entry_id, marks))
     return index
 
