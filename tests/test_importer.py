@@ -9,6 +9,7 @@ from doiget.errors import DoigetError, ErrorCode
 from doiget.formats.bibtex import to_bibtex
 from doiget.formats.csl import to_csl_json
 from doiget.formats.importer import parse_bibliography
+from doiget.formats.ris import to_ris
 from doiget.models import Author, Work
 
 
@@ -154,6 +155,27 @@ def test_a_ris_record_missing_its_er_or_ty_line_is_read_not_lost_or_merged():
         assert records[repaired].problems[-1].startswith(problem)
         if "TY line" not in problem:
             assert [r.work for r in records] == expected  # nothing else changed
+
+
+@pytest.mark.parametrize(("date", "published"), [
+    ("2020-21", None),  # a biblatex season (spring), not month 21
+    ("2019-02-29", "2019-02"), ("2020-13-45", None), ("2020-05/2020-07", "2020-05"),
+])
+def test_a_biblatex_date_is_read_as_far_as_it_is_a_calendar_date_and_kept_as_written(date, published):
+    [record] = parse_bibliography(f"@article{{k, title = {{T}}, date = {{{date}}}, urldate = {{{date}}}}}")
+    assert (record.work.year, record.work.published) == (int(date[:4]), published)
+    assert record.work.extra["bibtex"]["date"] == date and record.work.extra["accessed"] == {"raw": date}
+
+
+def test_a_ris_date_with_more_than_a_date_keeps_it_and_writes_it_back():
+    ris = "TY  - JOUR\nTI  - T\nPY  - 2014///Spring\nDA  - 2014/13/\nY2  - 2014/09/09/16:06:39\nER  - \n"
+    [record] = parse_bibliography(ris)
+    assert (record.work.year, record.work.published) == (2014, None)
+    assert record.work.extra["ris"] == {"year": "2014///Spring", "date": "2014/13/"}
+    assert record.work.extra["accessed"] == {"date-parts": [[2014, 9, 9]]}  # an access time is no part of it
+    written = to_ris([record.work])
+    assert "PY  - 2014///Spring" in written and "DA  - 2014/13/" in written and written.count("PY  -") == 1
+    assert parse_bibliography(written)[0].work == record.work
 
 
 def test_one_bad_csl_item_does_not_stop_the_rest():

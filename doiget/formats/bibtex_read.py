@@ -17,7 +17,8 @@ from doiget.formats.fields import (BIB_DATE_FIELDS, BIB_NAME_FIELDS, BIB_TO_CSL,
                                    BOOKTITLE_TYPES, CSL_TO_BIB, CSL_TO_BIB_TYPE, MONTHS)
 from doiget.formats.latex import unescape_verbatim, untex
 from doiget.formats.names import bibtex_author, split_names, split_top_level
-from doiget.formats.record import YEAR, ImportRecord, clean, find_ids, iso_date, keywords, make_record, pages
+from doiget.formats.record import (YEAR, ImportRecord, clean, find_ids, iso_date, keywords, leading_date, make_record,
+                                   pages)
 from doiget.models import ET_AL, Author, Work
 from doiget.refs import try_parse
 
@@ -31,7 +32,6 @@ _CONSUMED = frozenset({
     "issue", "pages", "doi", "url", "pmid", "pmcid", "abstract", "language", "langid", "keywords",
     "eprint", "archiveprefix", "eprinttype", "crossref", "day", *BIB_NAME_FIELDS, *BIB_TO_CSL, *BIB_DATE_FIELDS,
 })
-_ISO_DATE = re.compile(r"(\d{4})(?:-(\d{1,2}))?(?:-(\d{1,2}))?")
 _BRACE = re.compile(r"[{}]")
 _URL_ONLY = re.compile(r"\\url\s*\{\s*([^{}\s]+)\s*\}|(https?://[^{}\s]+)")
 _DECODED = ("title", "subtitle", "journal", "journaltitle", "booktitle", "volume", "number", "issue", "pages",
@@ -191,10 +191,9 @@ def _names(value: str, problems: list[str]) -> tuple[list[Author], bool]:
 def _date(fields: dict[str, str]) -> tuple[int | None, str | None, str | None]:
     """(year, ISO date when finer than a year, raw value when neither reads it)."""
     date = (fields.get("date") or "").strip()
-    match = _ISO_DATE.match(date) if date else None
-    if match:
-        parts = [int(p) for p in match.groups() if p]
-        return parts[0], iso_date(parts), None if match.group(0) == date else date
+    parts, end = leading_date(date)
+    if parts:
+        return parts[0], iso_date(parts), None if end == len(date) else date
     year_text = (fields.get("year") or "").strip()
     year = YEAR.search(year_text)
     if not year:
@@ -211,10 +210,8 @@ def _date(fields: dict[str, str]) -> tuple[int | None, str | None, str | None]:
 
 
 def _csl_date(value: str) -> dict[str, Any]:
-    match = _ISO_DATE.fullmatch(value.strip())
-    if match:
-        return {"date-parts": [[int(p) for p in match.groups() if p]]}
-    return {"raw": value.strip()}
+    parts, end = leading_date(value.strip())
+    return {"date-parts": [parts]} if parts and end == len(value.strip()) else {"raw": value.strip()}
 
 
 def bib_record(key: str | None, kind: str, fields: dict[str, str], problems: list[str]) -> ImportRecord:

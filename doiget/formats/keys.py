@@ -4,7 +4,8 @@ keeps it (``entries.citekey``); these functions only make new ones."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import Any
 from itertools import count, product
 from string import ascii_lowercase
 
@@ -64,3 +65,16 @@ def unique_key(key: str, taken: set[str]) -> str:
         return key
     return next(key + s for s in _suffixes() if (key + s).lower() not in taken)
 
+
+def key_aliases(extra: Mapping[str, Any]) -> list[str]:
+    """The citation keys an entry answers to besides its own (biblatex ``ids``, in ``extra["bibtex"]``:
+    the keys of records merged into it)."""
+    ids = (extra.get("bibtex") or {}).get("ids")
+    return [key.strip() for key in ids.split(",") if key.strip()] if isinstance(ids, str) else []
+
+
+def with_key_alias(extra: Mapping[str, Any], key: str) -> dict[str, Any]:
+    """``extra`` whose biblatex ``ids`` hold ``key`` too (once, after the aliases it had)."""
+    bibtex = dict(extra.get("bibtex") or {})
+    bibtex["ids"] = ",".join(dict.fromkeys([*key_aliases(extra), key]))
+    return {**extra, "bibtex": bibtex}

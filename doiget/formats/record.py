@@ -2,6 +2,7 @@
 (identifiers in every written form, dates, pages, keywords)."""
 from __future__ import annotations
 
+import calendar
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -132,6 +133,28 @@ def keywords(value: Any) -> list[str]:
         # Better BibTeX with a bare ',' (a Zotero tag may hold '; ': "Handbooks; manuals; etc").
         parts = text.split(";") if ";" in text and not _BARE_COMMA.search(text) else text.split(",")
     return list(dict.fromkeys(t for t in map(clean, parts) if t))
+
+
+_DATE_START = {"-": re.compile(r"(\d{4})(?:-(\d{1,2}))?(?:-(\d{1,2}))?"),
+               "-/": re.compile(r"(\d{4})(?:([-/])(\d{1,2}))?(?:\2(\d{1,2}))?")}
+
+
+def leading_date(text: str, separators: str = "-") -> tuple[list[int], int]:
+    """The [year, month, day] ``text`` starts with (``2020-05-01``; with ``separators="-/"`` also RIS's
+    ``2020/05/01/``), as far as they make a calendar date: a biblatex season (``2020-21``) or a day the
+    month lacks (``2020-02-30``) ends it before that part. Also how much of ``text`` they take."""
+    match = _DATE_START[separators].match(text)
+    if not match:
+        return [], 0
+    spans = [(int(value), match.end(group)) for group, value in enumerate(match.groups(), 1)
+             if value and value not in "-/"]
+    parts = [value for value, _ in spans]
+    keep = 1
+    if len(parts) > 1 and 1 <= parts[1] <= 12:
+        keep = 2
+        if len(parts) > 2 and 1 <= parts[2] <= calendar.monthrange(max(parts[0], 1), parts[1])[1]:
+            keep = 3
+    return parts[:keep], spans[keep - 1][1]
 
 
 def iso_date(parts: list[int]) -> str | None:

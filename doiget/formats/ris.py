@@ -60,8 +60,11 @@ def _record(work: Work) -> list[tuple[str, str | None]]:
     lines = [("TY", kind), ("ID", work.citekey)]
     lines += [("AU", ris_name(a)) for a in work.authors]
     lines += [(tag, ris_name(a)) for tag, role in RIS_NAME_ROLES.items() for a in work.contributors.get(role, [])]
-    lines += [("TI", work.title), ("T2", work.venue), ("PY", str(work.year) if work.year else None)]
-    if work.published and "-" in work.published:
+    kept = _kept(extra.get("ris") or {})  # tags read from a RIS file and kept as written
+    lines += [("TI", work.title), ("T2", work.venue)]
+    if work.year and "PY" not in dict(kept):
+        lines.append(("PY", str(work.year)))
+    if work.published and "-" in work.published and "DA" not in dict(kept):
         lines.append(("DA", _date({"date-parts": [work.published.split("-")]})))
     lines += [("VL", work.volume), ("IS", work.issue)]
     if work.pages:
@@ -80,7 +83,13 @@ def _record(work: Work) -> list[tuple[str, str | None]]:
     note = extra.get("note")
     lines += [("N1", line) for line in (note.splitlines() if isinstance(note, str) else [])]
     lines.append(("N1", citation_note(work.updates or [])))  # a retracted (withdrawn, ...) work says so
-    for key, value in (extra.get("ris") or {}).items():
+    return lines + kept
+
+
+def _kept(ris: dict[str, Any]) -> list[tuple[str, str]]:
+    """The (tag, value) lines of what a RIS reader kept as written (``extra["ris"]``, by rispy key)."""
+    lines = []
+    for key, value in ris.items():
         tagged = value.items() if key == "unknown_tag" and isinstance(value, dict) else [(_KEY_TAG.get(key), value)]
         lines += [(tag, str(v)) for tag, values in tagged if tag for v in (values if isinstance(values, list)
                                                                             else [values])]

@@ -14,7 +14,8 @@ from rispy import TAG_KEY_MAPPING
 from doiget.errors import DoigetError, ErrorCode
 from doiget.formats.fields import RIS_NAME_ROLES, RIS_TO_CSL
 from doiget.formats.names import make_author
-from doiget.formats.record import YEAR, ImportRecord, clean, find_ids, iso_date, keywords, make_record
+from doiget.formats.record import (YEAR, ImportRecord, clean, find_ids, iso_date, keywords, leading_date,
+                                   make_record)
 from doiget.models import Author
 from doiget.refs import try_parse
 
@@ -103,29 +104,34 @@ def _ris_name(name: str) -> Author:
     return make_author(family=family, given=given, suffix=suffix)
 
 
-_YMD = re.compile(r"^(\d{4})(?:[/-](\d{1,2}))?(?:[/-](\d{1,2}))?")  # RIS: 2014/09/09/ or 2014-09-09
+def _date_parts(value: str | None) -> tuple[list[int], bool]:
+    """[year, month, day] as far as a RIS date (``2014/09/09/``, ``2014-09-09``) gives them ([] when it does
+    not start with a year), and whether they say all it says but a time of day (not ``2014///Spring``,
+    ``2014/13/``)."""
+    parts, end = leading_date(value or "", "-/")
+    rest = (value or "")[end:].strip("/ ")
+    return parts, not rest or bool(_TIME.fullmatch(rest))
 
 
-def _date_parts(value: str | None) -> list[int]:
-    """[year, month, day] as far as a RIS date gives them; [] when it does not start with a year."""
-    match = _YMD.match(value or "")
-    return [int(p) for p in match.groups() if p] if match else []
+_TIME = re.compile(r"\d{1,2}:\d{2}(?::\d{2})?")
 
 
 def _date(entry: dict[str, Any]) -> tuple[int | None, str | None, set[str]]:
-    """(year, ISO date, the tags holding them): the year from Y1, PY or DA (the first that has one), the date
-    as precise as any of them that has the same year gives it (Zotero and EndNote: ``PY 2008``, ``DA
+    """(year, ISO date, the tags they say all of): the year from Y1, PY or DA (the first that has one), the
+    date as precise as any of them that has the same year gives it (Zotero and EndNote: ``PY 2008``, ``DA
     2008/03/01/``)."""
     dates = {name: _date_parts(clean(entry.get(name))) for name in ("publication_year", "year", "date")}
-    first = next((parts for parts in dates.values() if parts), None)
+    first = next((parts for parts, _ in dates.values() if parts), None)
     if first is None:
         for name in dates:
             year = YEAR.search(clean(entry.get(name)) or "")
-            if year:
+            if year and year.group(0) == clean(entry.get(name)):
                 return int(year.group(1)), None, {name}
+            if year:
+                return int(year.group(1)), None, set()
         return None, None, set()
-    same = {name: parts for name, parts in dates.items() if parts and parts[0] == first[0]}
-    return first[0], iso_date(max(same.values(), key=len)), set(same)
+    same = {name: parts for name, (parts, _) in dates.items() if parts and parts[0] == first[0]}
+    return first[0], iso_date(max(same.values(), key=len)), {name for name in same if dates[name][1]}
 
 
 def ris_record(entry: dict[str, Any]) -> ImportRecord:
@@ -147,8 +153,8 @@ def ris_record(entry: dict[str, Any]) -> ImportRecord:
         extra["note"] = "\n".join(notes)
     if entry.get("access_date"):
         raw = clean(entry["access_date"])  # Y2: kept as CSL date parts, as the other formats' access dates
-        parts = _date_parts(raw)
-        extra["accessed"] = {"date-parts": [parts]} if parts else {"raw": raw}
+        parts, whole = _date_parts(raw)
+        extra["accessed"] = {"date-parts": [parts]} if parts and whole else {"raw": raw}
     if kind not in RIS_TO_CSL_TYPE:
         extra["ris-type"] = kind
     fields = {

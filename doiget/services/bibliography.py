@@ -31,7 +31,7 @@ from doiget.formats.csl import to_csl_json
 from doiget.formats.importer import Format as ImportFormat
 from doiget.formats.importer import ImportRecord, iter_bibliography
 from doiget.formats.ris import to_ris
-from doiget.formats.keys import citation_key, unique_key
+from doiget.formats.keys import citation_key, key_aliases, unique_key, with_key_alias
 from doiget.formats.fields import BABEL_LANGUAGES
 from doiget.gcpause import gc_paused
 from doiget.identity import Marks, Side, decide, marks_agree, normalised_title
@@ -367,9 +367,7 @@ def _write_late(conn: Connection, late: list[_Late], tag_ids: dict[str, int], re
 
 def _alias_key(work: Work, key: str) -> None:
     """Keep ``key`` as an alias of the entry (biblatex's ``ids`` field: ``\\cite{key}`` keeps working)."""
-    bibtex = work.extra.setdefault("bibtex", {})
-    aliases = [k for k in bibtex.get("ids", "").split(",") if k.strip()]
-    bibtex["ids"] = ",".join(dict.fromkeys([*aliases, key]))
+    work.extra["bibtex"] = with_key_alias(work.extra, key)["bibtex"]
 
 
 def _matched(kind: str | None, record: Work, other: Work | _Seen) -> dict[str, Any]:
@@ -560,11 +558,10 @@ def merge_policy(entry: Entry, work: Work, overwrite: bool, row: dict[str, Any])
     if work.citekey and entry.citekey and work.citekey.lower() != entry.citekey.lower():
         row["problems"].append(f"entry keeps its key {entry.citekey!r}; the file's key {work.citekey!r} "
                                "is kept as an alias (biblatex ids)")
-        bibtex = dict(json.loads(values["extra"]).get("bibtex", {}) if "extra" in values else extra.get("bibtex", {}))
-        aliases = [k for k in bibtex.get("ids", "").split(",") if k.strip()]
-        if work.citekey not in aliases:
-            bibtex["ids"] = ",".join([*aliases, work.citekey])
-            values["extra"] = entry_store.dump_extra({**extra, "bibtex": bibtex})
+        current = json.loads(values["extra"]) if "extra" in values else extra
+        if work.citekey not in key_aliases(current):
+            aliased = with_key_alias(current, work.citekey)
+            values["extra"] = entry_store.dump_extra({**extra, "bibtex": aliased["bibtex"]})
     sources = list(dict.fromkeys(entry.sources + work.sources))
     if sources != entry.sources or (entry.is_stub and not values):
         values["sources"] = json.dumps(sources)

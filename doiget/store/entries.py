@@ -8,6 +8,7 @@ from collections.abc import Iterable
 from sqlalchemy import Connection, bindparam, text
 
 from doiget.errors import DoigetError, ErrorCode
+from doiget.formats.keys import key_aliases, with_key_alias
 from doiget.models import ET_AL, ID_FIELDS, IMPORT_SOURCE, Artefact, Entry, Work
 from doiget.refs import CITEKEY, Ref
 from doiget.store import citekeys
@@ -31,7 +32,7 @@ def find_id(conn: Connection, ref: Ref) -> int | None:
             "SELECT id, json_extract(extra, '$.bibtex.ids') FROM entries "
             "WHERE instr(lower(json_extract(extra, '$.bibtex.ids')), lower(:v))"), {"v": ref.id})
         found = next((entry_id for entry_id, ids in aliased
-                      if ref.id.lower() in (k.strip().lower() for k in ids.split(","))), None)
+                      if ref.id.lower() in (k.lower() for k in key_aliases({"bibtex": {"ids": ids}}))), None)
     return found
 
 
@@ -165,9 +166,7 @@ def merge_into(conn: Connection, keep: int, drop: int) -> None:
     conn.execute(text("DELETE FROM entries WHERE id = :id"), {"id": drop})
     extra = {**load_extra(dropped["extra"]), **load_extra(kept["extra"])}
     if dropped["citekey"] and kept["citekey"]:  # biblatex's ``ids``: the old key still cites the entry
-        bibtex = dict(extra.get("bibtex", {}))
-        aliases = [k for k in (bibtex.get("ids", "").split(",") + [dropped["citekey"]]) if k.strip()]
-        extra["bibtex"] = {**bibtex, "ids": ",".join(dict.fromkeys(k.strip() for k in aliases))}
+        extra = with_key_alias(extra, dropped["citekey"])
     conn.execute(text("UPDATE entries SET extra = :x, citekey = coalesce(citekey, :k) WHERE id = :id"),
                  {"x": dump_extra(extra), "k": dropped["citekey"], "id": keep})
     fills = {c: dropped[c] for c in _COLUMNS if dropped[c] not in (None, "")}
