@@ -28,7 +28,7 @@ from doiget.fulltext.document import Document
 from doiget.fulltext.hyphens import Vocabulary, join_lines
 from doiget.fulltext.pdfpage import Line
 from doiget.fulltext.pdfmeta import SNIFF_PAGES, PdfSniff, sniff_document
-from doiget.identity import TITLE_AGREEMENT, title_similarity
+from doiget.identity import TITLE_AGREEMENT, normalised_title, title_similarity
 
 if TYPE_CHECKING:  # PyMuPDF costs ~0.2 s to import; only PDF work pays it
     import pymupdf
@@ -115,9 +115,9 @@ def _lay_out(raw: list[_Page], meta_title: str | None) -> Document:
     for blocks, page_kinds in zip(pages, kinds):
         _demote_figure_labels(blocks, page_kinds)
     if pages and pages[0]:
-        largest = max((_size_key(b.size) for blocks, page_kinds in zip(pages, kinds)
-                       for b, kind in zip(blocks, page_kinds) if kind == "size"), default=0.0)
-        _demote_front_matter(pages[0], kinds[0], largest, meta_title)
+        largest = max([b.size for blocks, page_kinds in zip(pages, kinds)
+                       for b, kind in zip(blocks, page_kinds) if kind == "size"], default=0.0)
+        _demote_front_matter(pages[0], kinds[0], _size_key(largest), meta_title)
     levels = _heading_levels(pages, kinds)
 
     builder = TextBuilder()
@@ -437,10 +437,9 @@ def _demote_front_matter(blocks: list[_Block], kinds: list[str | None], largest:
     sized = [(start, stop) for start, stop, kind in groups if kind == "size"]
     title_stop = 0
     if sized:
-        agreeing = [(start, stop) for start, stop in sized if meta_title and title_similarity(
-            " ".join(row for b in blocks[start:stop] for row in b.rows), meta_title) >= TITLE_AGREEMENT]
-        largest_first = [(start, stop) for start, stop in sized if _size_key(blocks[start].size) == largest]
-        title_start, title_stop = (agreeing or largest_first or [(0, 0)])[0]
+        agreeing = next((g for g in sized if meta_title and _agrees(blocks[g[0]:g[1]], meta_title)), None)
+        title_start, title_stop = agreeing or next(
+            (g for g in sized if _size_key(blocks[g[0]].size) == largest), (0, 0))
         kinds[:title_start] = [None] * title_start
     left = _left_edge(blocks)
     for start, stop, _ in groups:
@@ -449,6 +448,11 @@ def _demote_front_matter(blocks: list[_Block], kinds: list[str | None], largest:
                 and head.bbox[0] > left + FLUSH_TOLERANCE * head.size
                 and not pdflayout.numbering_depth(" ".join(head.rows))):
             kinds[start:stop] = [None] * (stop - start)
+
+
+def _agrees(blocks: list[_Block], title: str) -> bool:
+    text = " ".join([row for b in blocks for row in b.rows])
+    return normalised_title(text) == normalised_title(title) or title_similarity(text, title) >= TITLE_AGREEMENT
 
 
 def _left_edge(blocks: list[_Block]) -> float:
