@@ -320,7 +320,8 @@ class Library:
         the same work (see :mod:`doiget.identity`); its keywords and ``tags`` become tags. An entry's
         non-empty fields are never replaced unless ``overwrite``: differences are reported as
         conflicts. ``attach_files`` stores the PDFs the records' ``file`` fields name when those files
-        exist (relative paths from the bibliography's folder). Returns counts, a per-record report and
+        exist (relative paths from the bibliography's folder; ``attached``) and lists those that do not
+        (``not_found``). Returns counts, a per-record report and
         ``fetchable`` refs; ``progress(done, total)`` is called after each chunk of entries is written
         (``total`` is None until the whole input has been read)."""
         from doiget.gcpause import gc_paused

@@ -443,6 +443,13 @@ class Attachment(Result):
     duplicate: bool
 
 
+class MissingAttachment(Result):
+    """A PDF a record names (its ``file`` field, as written) that is not on this machine."""
+
+    id: int
+    file: str
+
+
 class ImportReport(Result):
     """:meth:`~doiget.Library.import_bibliography`: counts, one row per record, the fetchable refs."""
 
@@ -457,6 +464,7 @@ class ImportReport(Result):
     records_per_second: int | None
     report: list[ImportRow]
     attached: list[Attachment] | None = None
+    not_found: list[MissingAttachment] | None = None
 
 
 class DuplicateEntry(Result):

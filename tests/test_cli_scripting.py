@@ -78,6 +78,15 @@ def test_import_fetch_failures_exit_partial(run, tmp_path):
     assert plain.returncode == EXIT_OK
 
 
+def test_import_attach_files_names_the_files_not_found_and_exits_partial(run, tmp_path):
+    bib = tmp_path / "refs.bib"
+    bib.write_text("@article{a, title = {Gone}, file = {:papers/gone.pdf:pdf}}\n", encoding="utf-8")
+    result = run(tmp_path / "home", "import", str(bib), "--attach-files")
+    assert result.returncode == EXIT_PARTIAL, result.stderr
+    assert "not found: #1's file ':papers/gone.pdf:pdf'" in result.stdout
+    assert run(tmp_path / "home2", "import", str(bib)).returncode == EXIT_OK  # files not asked for
+
+
 def test_closed_pipe_exits_quietly(run, tmp_path):
     run(tmp_path, "demo")
     env = {**os.environ, "DOIGET_HOME": str(tmp_path)}

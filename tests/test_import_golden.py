@@ -12,7 +12,8 @@ page, volume or author, no longer merged (33 records, each checked: citeproc's t
 different authors, and citation-js's 'Longshot' book and its pages 138-161); and for conflicts no longer
 reported between values that differ only in white space or name one language (41 of the 42 in step 4);
 and in session 6 for a chapter no longer merged into the book it is in when both carry the book's title
-(1 record: citeproc's bugreports_AllCapsLeakage chapter in "His Anonymous Life").
+(1 record: citeproc's bugreports_AllCapsLeakage chapter in "His Anonymous Life"); and for the report's new
+``not_found`` (None: no files asked for).
 
 Regenerate only for an intended change of behaviour: ``DOIGET_WRITE_GOLDEN=1 pytest tests/test_import_golden.py``.
 """

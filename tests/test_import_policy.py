@@ -13,6 +13,7 @@ from doiget.errors import DoigetError
 from doiget.identity import TITLE_AGREEMENT, Marks, Side, decide, marks_agree, title_similarity
 from doiget.library import Library
 from doiget.models import Author, Work
+from doiget.services.bibliography import _file_candidates, named_pdfs
 
 
 @pytest.fixture
@@ -201,8 +202,21 @@ def test_file_fields_attach_existing_pdfs_only_with_the_flag(lib, tmp_path):
     assert "attached" not in plain and not lib.info(plain.report[0].id).has_pdf
     attached = lib.import_bibliography(bib, attach_files=True)
     assert [a.path for a in attached.attached] == [str(pdf)]
+    assert [(m.id, m.file) for m in attached.not_found] == [(attached.report[1].id, ":papers/none.pdf:pdf")]
     assert lib.info(attached.report[0].id).has_pdf
     assert "file = {Full Text:papers/smith.pdf:application/pdf}" in lib.export("bibtex")
+
+
+def test_mendeley_file_fields_name_their_pdfs(tmp_path):
+    """Mendeley writes a path without its leading '/' (``:home/me/x.pdf:pdf``) and a drive letter's colon as
+    ``C$\\backslash$:``; both used to name no file."""
+    pdf = tmp_path / "Mendeley Desktop" / "paper.pdf"
+    pdf.parent.mkdir()
+    pdf.write_bytes(b"%PDF-1.4")
+    files = {1: [f":{str(pdf).lstrip('/')}:pdf"], 2: [":C$\\backslash$:/Users/me/paper.pdf:pdf"]}
+    found, missing = named_pdfs(files, tmp_path / "elsewhere")
+    assert found == [(1, pdf)] and missing == [(2, ":C$\\backslash$:/Users/me/paper.pdf:pdf")]
+    assert _file_candidates(files[2][0])[1] == "C:/Users/me/paper.pdf"
 
 
 def test_dedupe_lists_likely_duplicates_and_merge_loses_nothing(lib):

@@ -245,3 +245,33 @@ def test_search_is_the_same_whichever_way_snippets_are_read(corpus, monkeypatch)
     monkeypatch.setattr(search_store, "SEEK_AFTER", 0.0)
     assert {q: lib.search(q, limit=20) for q in before} == before
 
+
+
+def test_hit_tags_are_in_the_tag_names_collation_order(tmp_path):
+    """Hits list their tags as ``ORDER BY tags.name`` (NOCASE: ASCII letters folded, then code points) lists them."""
+    names = ["beta", "Alpha", "ärger", "Zeta", "_x", "b", "B2", "éclair", "Ölfeld", "a-b", "A", "zz", "Z1", "日本"]
+    with open_library(tmp_path) as lib:
+        lib.add(Work(doi="10.1000/t", title="Tagged octopus"))
+        lib.tag("10.1000/t", names)
+        with lib.store.read() as conn:
+            expected = conn.execute(text("SELECT name FROM tags ORDER BY name")).scalars().all()
+        assert sorted(expected) != expected  # the collation is not code point order
+        assert [h.tags for h in lib.search("octopus")] == [expected]
+        assert [h.tags for h in lib.search("octopus OR tagged")] == [expected]
+
+
+@pytest.mark.parametrize("common_df", [10_000, 10])
+def test_one_word_is_the_same_whether_or_not_its_matches_fit_the_page(corpus, monkeypatch, common_df):
+    """A word whose matches all fit on the page is ranked and shown by one statement that counts them first
+    (in a library of at most COMMON_DF entries); one match more, or a larger library, takes the other paths."""
+    lib, bare, stubs = corpus
+    monkeypatch.setattr(search_store, "COMMON_DF", common_df)
+    counts = {word: len(plain_bm25(bare, set(), f'"{word}"', 1000)) for word in WORDS + ["ink"]}
+    for word in sorted((w for w in counts if 2 < counts[w] < 60), key=counts.get)[:4]:
+        matches = counts[word]
+        for limit in (matches - 1, matches, matches + 1):
+            expected = plain_bm25(bare, stubs, f'"{word}"', limit)
+            assert [(h.id, h.score) for h in lib.search(word, limit=limit)] == expected, (word, limit)
+        assert lib.search(word, year_from=3000) == []
+        filtered = lib.search(word, limit=matches, tag="oncology")
+        assert [h.id for h in filtered] == [h.id for h in lib.search(word, limit=matches) if "oncology" in h.tags]

@@ -61,9 +61,10 @@ def cmd_import(args):
         result = to_json(lib.import_bibliography(
             source, args.format, tags=args.tags, progress=lambda done, total: bar.update(task, completed=done, total=total),
             overwrite=args.overwrite, attach_files=args.attach_files))
+        result["failed"] = len(result.get("not_found") or [])
         if args.fetch and result["fetchable"]:
             result["fetch"] = _fetch_all(lib, result["fetchable"], bar)
-            result["failed"] = result["fetch"]["errors"]
+            result["failed"] += result["fetch"]["errors"]
         return result
 
 
@@ -91,6 +92,8 @@ def _render_import(r: dict[str, Any]) -> str:
              f"{len(r['fetchable'])} can be fetched"]
     if "attached" in r:
         lines.append(f"attached {len(r['attached'])} PDF files")
+    for missing in r.get("not_found") or []:
+        lines.append(f"not found: #{missing['id']}'s file {missing['file']!r}")
     if "fetch" in r:
         f = r["fetch"]
         counts = ", ".join(f"{n} {status}" for status, n in sorted(f["by_status"].items()))

@@ -589,24 +589,27 @@ def _fetchable(store: Store, items: list[_Item]) -> list[str]:
     return [item.ref for item in with_ids if item.entry_id not in with_pdf]
 
 
-def existing_pdfs(files: dict[int, list[str]], base: Path) -> list[tuple[int, Path]]:
-    """``(entry id, path)`` for each attachment a record names that exists as a PDF file. Reads Zotero's
-    and Mendeley's ``description:path:mime`` form, JabRef's escaped colons and plain paths; relative
-    paths are taken from ``base``."""
-    found = []
+def named_pdfs(files: dict[int, list[str]], base: Path) -> tuple[list[tuple[int, Path]], list[tuple[int, str]]]:
+    """``(entry id, path)`` for each attachment a record names that exists as a PDF file, and ``(entry id,
+    value)`` for each naming a PDF that does not exist. Reads Zotero's and Mendeley's ``description:path:mime``
+    form, JabRef's escaped colons, Mendeley's ``C$\\backslash$:`` drive letters and its paths written without
+    their leading ``/``, and plain paths; relative paths are taken from ``base``."""
+    found, missing = [], []
     for entry_id, values in files.items():
         for value in values:
-            for candidate in _file_candidates(value):
-                path = Path(candidate).expanduser()
-                path = path if path.is_absolute() else base / path
-                if path.suffix.lower() == ".pdf" and path.is_file():
-                    found.append((entry_id, path))
-                    break
-    return found
+            paths = [Path(c).expanduser() for c in _file_candidates(value)]
+            paths = [p if p.is_absolute() else q for p in paths for q in (base / p, Path("/") / p)
+                     if p.suffix.lower() == ".pdf"]
+            path = next((p for p in paths if p.is_file()), None)
+            if path is not None:
+                found.append((entry_id, path))
+            elif paths:
+                missing.append((entry_id, value))
+    return found, missing
 
 
 def _file_candidates(value: str) -> list[str]:
-    text = value.strip().replace("\\:", "\0")
+    text = value.strip().replace("$\\backslash$", "\\").replace("\\:", "\0")
     parts = [p.replace("\0", ":") for p in text.split(":")]
     whole = text.replace("\0", ":")
     return [whole] + ([parts[1]] if len(parts) >= 3 else []) + (
@@ -650,11 +653,13 @@ def import_document(lib: Session, text_or_path: str | os.PathLike[str], format: 
     result = import_bibliography(lib.store, text_or_path, format, names, progress, overwrite)
     files = result.pop("files")
     if attach_files:
+        found, missing = named_pdfs(files, base)
         result["attached"] = []
-        for entry_id, path in existing_pdfs(files, base):
+        for entry_id, path in found:
             outcome = artefacts.add_pdf(lib, path, entry_id)
             result["attached"].append({"id": entry_id, "path": str(path), "sha256": outcome["sha256"],
                                        "duplicate": outcome["duplicate"]})
+        result["not_found"] = [{"id": entry_id, "file": value} for entry_id, value in missing]
     return result
 
 

@@ -37,14 +37,17 @@ def configured_seconds(extra: dict[str, Any]) -> float:
 
 @contextmanager
 def time_limit(conn: Connection | sqlite3.Connection, seconds: float, what: str, *, cap_values: bool = False) -> Iterator[None]:
-    """Abort whatever ``conn`` runs inside the block once ``seconds`` have passed (QUERY_TIMEOUT);
-    with ``cap_values`` no string or blob it builds or reads may exceed :data:`MAX_VALUE_BYTES`."""
+    """Abort whatever ``conn`` runs inside the block once ``seconds`` have passed (QUERY_TIMEOUT); a block
+    whose statements ended between two looks at the clock but past the deadline is QUERY_TIMEOUT too. With
+    ``cap_values`` no string or blob it builds or reads may exceed :data:`MAX_VALUE_BYTES`."""
     raw = conn if isinstance(conn, sqlite3.Connection) else conn.connection.driver_connection
     deadline = time.monotonic() + seconds
     raw.set_progress_handler(lambda: time.monotonic() > deadline, _CHECK_EVERY)
     longest = raw.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, MAX_VALUE_BYTES if cap_values else -1)
     try:
         yield
+        if time.monotonic() > deadline:
+            raise timeout_error(what, seconds)
     except Exception as exc:  # sqlite3's error, or SQLAlchemy's wrapping it (not imported on the search path)
         if _interrupted(exc):
             raise timeout_error(what, seconds) from exc

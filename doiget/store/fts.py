@@ -14,6 +14,9 @@ from doiget.errors import DoigetError, ErrorCode
 MAX_QUERY_LENGTH = 1000
 _TOKEN = re.compile(r'\s*(?:(?P<phrase>"[^"]*")|(?P<paren>[()])|(?P<word>[^\s()"]+))')
 _OPERATORS = {"AND", "OR", "NOT"}
+# Plain words: no quote, parenthesis, star or colon (a column filter), so none is syntax.
+_PLAIN = re.compile(r'[^\s()"*:]+(?:\s+[^\s()"*:]+)*')
+_WORDS = re.compile(r"\S+")
 
 
 def compile_query(text: str, columns: tuple[str, ...] = ()) -> str:
@@ -24,11 +27,20 @@ def compile_query(text: str, columns: tuple[str, ...] = ()) -> str:
         raise DoigetError(ErrorCode.INVALID_QUERY, f"search query longer than {MAX_QUERY_LENGTH} characters")
     if text.count('"') % 2:
         raise DoigetError(ErrorCode.INVALID_QUERY, 'unbalanced double quote in search query')
+    text = text.strip()
+    if _PLAIN.fullmatch(text):  # the common case, spelled as _compile spells it
+        words = _WORDS.findall(text)
+        if _OPERATORS.isdisjoint(words):
+            return " AND ".join(f'"{word}"' for word in words)
+    return _compile(text, columns)
+
+
+def _compile(text: str, columns: tuple[str, ...]) -> str:
+    """compile_query of the stripped, non-empty ``text`` whose quotes are balanced."""
     parts: list[str] = []
     depth = 0
     expect_operand = True
     pos = 0
-    text = text.strip()
     while pos < len(text):
         match = _TOKEN.match(text, pos)
         if not match or match.end() == pos:

@@ -8,7 +8,7 @@ has_pdf, update status) only for the page. That is cheapest when the matches are
 query holding a phrase, or of several terms in a library of at most :data:`COMMON_DF` entries (whose count
 would cost a walk too), is answered so unless more than :data:`ONE_PASS_BUDGET` pages' worth of rows enter its
 top; one word or prefix when its count (a cheap walk of one row list, stopping one past the page) says all
-its matches fit on the page.
+its matches fit on the page (for a word in a small library the same statement counts them first).
 
 Two passes: other queries are ranked by bm25 alone (stubs dropped from the top rows afterwards,
 :func:`_ranked`), then the page's hits are shown by walking the matches again or looking each hit up
@@ -31,6 +31,7 @@ from __future__ import annotations
 import functools
 import re
 import sqlite3
+import string
 import threading
 import time
 from collections.abc import Iterable, Sequence
@@ -80,7 +81,7 @@ Error = sqlite3.OperationalError
 
 def prepare(conn: sqlite3.Connection) -> None:
     """Set up a connection the searches will run on (the SQL function the one pass counts rows with)."""
-    conn.create_function(_ROW_BUDGET, 1, _entered)
+    conn.create_function(_ROW_BUDGET, 0, _entered)
 
 
 def page(conn: sqlite3.Connection, match: str, limit: int, offset: int = 0, clauses: Sequence[str] = (),
@@ -100,6 +101,10 @@ def page(conn: sqlite3.Connection, match: str, limit: int, offset: int = 0, clau
     if not one_term:  # several terms, in a large library or more than the page of them
         return _two_passes(conn, match, limit, offset, clauses, params, common=False)
     few = 0 if phrase or "*" in match else wanted + 1  # a prefix's count would expand it once more
+    if few:  # one word in a small library: ranked and shown in one pass if all its matches fit on the page
+        rows = _one_pass(conn, {**values, "few": few, "common": COMMON_DF}, clauses, fits=True)
+        if rows:
+            return rows
     # One word or prefix: counted to one past the page (all matches on it: ranked and shown in one pass) in a
     # small library; past COMMON_DF in a larger one, where it may be common.
     many = max(COMMON_DF, wanted) + 1
@@ -127,13 +132,15 @@ def _two_passes(conn: sqlite3.Connection, match: str, limit: int, offset: int, c
 
 
 def _one_pass(conn: sqlite3.Connection, values: dict[str, Any], clauses: tuple[str, ...],
-              budget: int | None = None) -> list[dict[str, Any]] | None:
+              budget: int | None = None, *, fits: bool = False) -> list[dict[str, Any]] | None:
     """The page ranked and shown by one statement (what a hit shows is computed only for the rows that enter
     the top ``offset + limit`` as the matches are walked); with ``budget``, None once more than that many
-    rows have entered it (the statement is stopped)."""
+    rows have entered it (the statement is stopped); with ``fits``, no rows unless the library holds at most
+    ``values["common"]`` entries and fewer than ``values["few"]`` rows match (counted by the same statement before
+    its walk)."""
     _rows.left, _rows.conn = budget, conn
     try:
-        return _hits(conn.execute(_one_pass_sql(clauses, budget is not None), values))
+        return _hits(conn.execute(_one_pass_sql(clauses, budget is not None, fits), values))
     except sqlite3.OperationalError:
         if budget is None or _rows.left >= 0:  # not the budget's doing
             raise
@@ -143,28 +150,30 @@ def _one_pass(conn: sqlite3.Connection, values: dict[str, Any], clauses: tuple[s
 
 
 @functools.cache
-def _one_pass_sql(clauses: tuple[str, ...], budgeted: bool) -> str:
+def _one_pass_sql(clauses: tuple[str, ...], budgeted: bool, fits: bool = False) -> str:
     # Per row entering the top only its snippet (counted against the budget); the summary only for the page:
     # the ranked page p is a co-routine (a materialised subquery would compute every row's snippet) that
     # CROSS JOIN keeps the outer loop, so the rows come out in its order (an outer ORDER BY would cost a sort).
     # Without filters no entry is read per row: stubs are probed in their small partial index, which stays
     # cached (an entry's row is a random page of a large table: at 1M entries a read per match).
+    # A LIMIT of 0 ends the ranking before its walk starts: how ``fits`` stops it.
     where = " AND ".join(["entries_fts MATCH :match", *(("e.is_stub = 0", *clauses) if clauses else (_NO_STUB,))])
     entries = " JOIN entries e ON e.id = entries_fts.rowid" if clauses else ""
-    snippet = f"{_ROW_BUDGET}({SNIPPET})" if budgeted else SNIPPET
+    snippet = f"{SNIPPET} || {_ROW_BUDGET}()" if budgeted else SNIPPET  # (no argument: no string to convert)
+    limit = f"CASE WHEN {_FEWER} THEN :limit ELSE 0 END" if fits else ":limit"
     return (f"SELECT e.id, p.score, {_summary_columns('p.snippet')} FROM (SELECT entries_fts.rowid AS id, "
             f"{_BM25} AS score, {snippet} AS snippet FROM entries_fts{entries} WHERE {where} "
-            "ORDER BY score, id LIMIT :limit OFFSET :offset) p CROSS JOIN entries e ON e.id = p.id")
+            f"ORDER BY score, id LIMIT {limit} OFFSET :offset) p CROSS JOIN entries e ON e.id = p.id")
 
 
-def _entered(value: Any) -> Any:
-    """SQL ``doiget_row_budget(x)``: ``x``, computed as each row enters the top page; once more rows have
-    entered than the thread's budget allows, the statement is interrupted (rather than failed by raising
-    here, which sqlite3 may report as an unraisable exception)."""
+def _entered() -> str:
+    """SQL ``doiget_row_budget()``: '', computed as each row enters the top page; once more rows have entered
+    than the thread's budget allows, the statement is interrupted (rather than failed by raising here, which
+    sqlite3 may report as an unraisable exception)."""
     _rows.left -= 1
     if _rows.left < 0:
         _rows.conn.interrupt()
-    return value
+    return ""
 
 
 def ranked(conn: sqlite3.Connection, match: str, limit: int, offset: int = 0, clauses: Sequence[str] = (),
@@ -226,6 +235,10 @@ _LARGE_SQL = "SELECT max(id) > :common FROM entries"  # (entries <= max id: in a
 _COUNT_SQL = ("SELECT (SELECT max(id) FROM entries) > :common, (SELECT count(*) FROM (SELECT 1 FROM entries_fts "
               "WHERE entries_fts MATCH :match LIMIT CASE WHEN (SELECT max(id) FROM entries) > :common "
               "THEN :many ELSE :few END))")
+# Whether the library holds at most :common entries and fewer than :few rows match :match (a walk of at most
+# :few rows, skipped in a larger library, where the count is needed anyway).
+_FEWER = ("(SELECT max(id) FROM entries) <= :common AND (SELECT count(*) FROM (SELECT 1 FROM entries_fts "
+          "WHERE entries_fts MATCH :match LIMIT :few)) < :few")
 
 
 _HAS_PDF = "EXISTS (SELECT 1 FROM artefacts x WHERE x.entry_id = e.id AND x.kind = 'pdf')"
@@ -235,13 +248,15 @@ _HAS_PDF = "EXISTS (SELECT 1 FROM artefacts x WHERE x.entry_id = e.id AND x.kind
 def _summary_columns(snippet: str = SNIPPET) -> str:
     """What a hit shows, after its id and score: ref, title, authors, year, venue, tags, has_pdf, ``snippet`` and
     the kinds of the notices updating it (store/updates.py), for its update status. Lists are joined with the
-    ASCII unit separator (char(31)), which no name, tag or update kind contains."""
+    ASCII unit separator, which no name, tag or update kind contains (written into the SQL as a literal: char(31)
+    would be called per name); tags unordered (:func:`_hits` sorts them: a sorter per hit cost more than the
+    rest of its summary)."""
     # The entry's own spelling of its authors, in order: the index holds them so (migration 0008).
-    return (f"{REF_SQL}, e.title, (SELECT group_concat(name, char(31)) FROM entry_authors INDEXED BY "
+    return (f"{REF_SQL}, e.title, (SELECT group_concat(name, '{_SEP}') FROM entry_authors INDEXED BY "
             "ix_entry_authors_shown WHERE entry_id = e.id AND role = 'author'), e.year, e.venue, "
-            "(SELECT group_concat(name, char(31)) FROM (SELECT t.name FROM entry_tags et JOIN tags t "
-            f"ON t.id = et.tag_id WHERE et.entry_id = e.id ORDER BY t.name)), {_HAS_PDF}, {snippet}, "
-            "(SELECT group_concat(kind, char(31)) FROM entry_updates u WHERE u.entry_id = e.id "
+            f"(SELECT group_concat(t.name, '{_SEP}') FROM entry_tags et JOIN tags t ON t.id = et.tag_id "
+            f"WHERE et.entry_id = e.id), {_HAS_PDF}, {snippet}, "
+            f"(SELECT group_concat(kind, '{_SEP}') FROM entry_updates u WHERE u.entry_id = e.id "
             "AND u.direction = 'updated-by')")
 
 
@@ -258,10 +273,20 @@ def shown(conn: sqlite3.Connection, match: str, ids: Sequence[int], *, seek: boo
     return {hit["id"]: hit for hit in _hits(rows)}
 
 
+def _nocase(name: str) -> str:
+    """The sort key of SQLite's NOCASE collation (tags.name's): ASCII letters folded, then code point order
+    (UTF-8 byte order); no two tags are equal under it."""
+    return name.translate(_ASCII_LOWER)
+
+
+_ASCII_LOWER = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
+
+
 def _hits(rows: Iterable[Sequence[Any]]) -> list[dict[str, Any]]:
     """The search hits (dicts of their fields) of rows of ``e.id, score,`` :func:`_summary_columns`."""
     return [{"id": entry_id, "ref": ref, "title": title, "authors": authors.split(_SEP) if authors else [],
-             "year": year, "venue": venue, "tags": tags.split(_SEP) if tags else [], "has_pdf": bool(has_pdf),
+             "year": year, "venue": venue, "tags": sorted(tags.split(_SEP), key=_nocase) if tags else [],
+             "has_pdf": bool(has_pdf),
              "score": score, "snippet": snippet,
              "update_status": status_of_kinds(set(updates.split(_SEP))) if updates else None}
             for entry_id, score, ref, title, authors, year, venue, tags, has_pdf, snippet, updates in rows]
