@@ -1,13 +1,14 @@
 """What a PDF says about itself: every identifier it prints (DOI, arXiv id, PMID, PMCID), its title
 and authors.
 
-Identifiers come from the XMP packet, the info dictionary and the text of the first pages. A DOI
+Identifiers come from the XMP packet, the info dictionary and the text of the first pages up to a
+reference list's heading (after it they are the ones the document cites). A DOI
 that is its own text printed twice over (``10.1/x10.1/x``) is cut back to one copy; one that still
 holds a second DOI is rejected. Among several DOIs the one the document repeats most (running heads
 print the article's own DOI) wins, the first printed breaking ties. An arXiv id counts when it is
 labelled (``arXiv:``, ``arXiv ePrint:``, an arxiv.org URL, a DataCite arXiv DOI) or is an old-style
-id like ``hep-ph/9412269`` of a known archive; the arXiv side stamp (``arXiv:ID [cat] date``) beats
-ids the first page merely cites. The title is the first page's largest text, not the info
+id like ``hep-ph/9412269`` of a known archive; the arXiv side stamp (``arXiv:ID [cat] date``), wherever
+its text falls, beats ids the first page merely cites. The title is the first page's largest text, not the info
 dictionary's title when that looks like a file name (``paper.dvi``, ``doi:``, ``*.pdf``). Authors are
 the info dictionary's, in the order of given and family names the first pages print them in.
 """
@@ -54,6 +55,11 @@ _ARXIV_PATTERNS = (
     (re.compile(rf"(?<![\w/.-])(?:arXiv:\s*)?{_ARXIV_ID}(?=\s+\d{{1,2}}\s+[A-Z][a-z]{{2}}\s+\d{{2,4}}\b)", re.I), 3),
     (re.compile(rf"(?<![\w/.-])((?:{_OLD_ARCHIVES})(?:\.[A-Z]{{2}})?/\d{{7}}(?:v\d+)?)\b"), 1),
 )
+_ARXIV_STAMP = re.compile(
+    rf"arXiv:\s*{_ARXIV_ID}\s*\[[a-z\-]+(?:\.[A-Za-z\-]+)?\]\s+\d{{1,2}}\s+[A-Z][a-z]{{2}}\s+\d{{4}}")
+_REFERENCES_HEADING = re.compile(
+    r"^[ \t]*(?:[\dIVX]+\.?[ \t]*)?(?:references|bibliography|works cited|literature cited|literatur|"
+    r"literaturverzeichnis|références|bibliographie|referencias|bibliografia|参考文献)[ \t]*$", re.I | re.M)
 _PMID = re.compile(r"\bPMID\s*:?\s*(\d{1,9})\b")
 _PMCID = re.compile(r"\b(?:PMCID\s*:?\s*)?(PMC\d{4,9})\b")
 _FILE_LIKE = re.compile(
@@ -98,8 +104,9 @@ def sniff_document(doc: pymupdf.Document, first_pages: list[mupdf.FzStextPage]) 
     texts = [textpage.extractText().replace(SOFT_HYPHEN, "") for textpage in textpages]
     metadata = [xmp, info.get("subject", ""), info.get("keywords", "")]
     rejected: list[str] = []
-    refs = [r for r in (_best_doi(metadata, texts, rejected), _best_arxiv(metadata + texts),
-                        _labelled(texts, _PMID, "pmid"), _labelled(texts, _PMCID, "pmcid")) if r is not None]
+    own = _before_references(texts)
+    refs = [r for r in (_best_doi(metadata, own, rejected), _arxiv_stamp(texts) or _best_arxiv(metadata + own),
+                        _labelled(own, _PMID, "pmid"), _labelled(own, _PMCID, "pmcid")) if r is not None]
     meta_title = clean_inline(info.get("title", "")) or _xmp_title(xmp)
     meta_title = meta_title if meta_title and not looks_like_file_name(meta_title) else None
     title = (first_page_title(textpages[0], meta_title) if textpages else None) or meta_title
@@ -189,6 +196,29 @@ def _best_doi(metadata: list[str], texts: list[str], rejected: list[str]) -> Ref
             elif not doi.startswith("10.48550/"):  # DataCite's arXiv DOIs stand for the arXiv id
                 counts[doi] += 1
     return Ref("doi", counts.most_common(1)[0][0]) if counts else None
+
+
+def _before_references(texts: list[str]) -> list[str]:
+    """The first pages' text up to a reference list's heading: identifiers after it are the ones the
+    document cites (a short paper, a poster, a style's sample page), not its own."""
+    own = []
+    for text in texts:
+        heading = _REFERENCES_HEADING.search(text)
+        if heading:
+            return [*own, text[:heading.start()]]
+        own.append(text)
+    return own
+
+
+def _arxiv_stamp(texts: list[str]) -> Ref | None:
+    """The id of arXiv's side stamp (``arXiv:2308.08155v2 [cs.AI] 3 Oct 2023``), wherever the page's text
+    puts it: a reference list never dates an e-print that way."""
+    for text in texts:
+        for match in _ARXIV_STAMP.finditer(text):
+            ref = try_parse(f"arxiv:{match.group(1)}")
+            if ref is not None and ref.kind == "arxiv":
+                return Ref("arxiv", ref.id)
+    return None
 
 
 def _best_arxiv(texts: list[str]) -> Ref | None:
