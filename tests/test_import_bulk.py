@@ -246,6 +246,16 @@ def _import_with_chunks(tmp_path, monkeypatch, size):
     return data["report"], exported, tags, {k: data[k] for k in ("records", "added", "merged", "skipped", "conflicts")}
 
 
+def test_a_year_too_large_to_store_is_a_problem_of_its_record_not_of_the_import(tmp_path):
+    huge = {"title": "Far future", "issued": {"date-parts": [[10**30, 1]]}}
+    with open_library(tmp_path) as lib:  # the year once reached SQLite and failed the whole import (OverflowError)
+        result = lib.import_bibliography(json.dumps([huge, ITEMS[0]]))
+        assert result.added == 2
+        assert result.report[0].problems == [f"unreadable issued date {huge['issued']!r}"]
+        entry = lib.info(f"#{result.report[0].id}")
+        assert entry.year is None and entry.extra["issued"] == huge["issued"]
+
+
 def test_records_repeating_a_written_work_merge_as_within_a_chunk(tmp_path, monkeypatch):
     """With chunks of 2 every repeat meets an entry already written; the library and the report come out
     the same as when the whole file is one chunk."""

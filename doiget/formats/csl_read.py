@@ -28,6 +28,7 @@ _ROLES = CSL_NAME_VARIABLES - {"author"}
 _UNSEEN = object()
 _KEY = re.compile(r"^[^\s,{}#%\"'()=\\~]+$")
 _INT = {int}
+_STORABLE = range(-2**63, 2**63)  # what the year column (an SQLite INTEGER) holds
 _FREE_TEXT = ("URL", "number", "note", "archive_location")  # where identifiers are looked for
 
 
@@ -77,6 +78,8 @@ def _issued(issued: Any) -> tuple[int | None, str | None, bool]:
         numbers = [int(p) for p in parts if str(p).strip().lstrip("-").isdigit()][:3]
     richer = len(issued) > ("date-parts" in issued) or len(parts_list) > 1 or len(numbers) != len(parts)
     if numbers:
+        if numbers[0] not in _STORABLE:
+            raise ValueError("a year no store column holds")
         return numbers[0], iso_date(numbers), richer
     raw = str(issued.get("raw") or issued.get("literal") or "").strip()
     iso = _ISO_DATE.fullmatch(raw)  # citation.js and pandoc write {"raw": "2019-05-01"}
@@ -98,17 +101,14 @@ def _date(value: Any) -> Any:
                                     if type(p) is list else p for p in parts_list]}
 
 
-def _first(value: Any) -> Any:
-    return value[0] if isinstance(value, list) and value else value
-
-
 def _rich_text(value: Any) -> tuple[str | None, str | None]:
     """(the text, the text without rich-text markup): titles from Zotero and Crossref carry markup (<i>,
     <span class="nocase">) and entities."""
-    text = clean(_first(value))
+    text = clean(value[0] if type(value) is list and value else value)
     if not text:
         return text, None
-    return text, html.unescape(_HTML_TAG.sub("", text) if "<" in text else text)
+    plain = _HTML_TAG.sub("", text) if "<" in text else text
+    return text, html.unescape(plain) if "&" in plain else plain
 
 
 def _people(value: Any, names: dict[tuple, Author | None]) -> list[Author]:
@@ -145,21 +145,22 @@ def csl_record(index: int, item: Any, names: dict[tuple, Author | None] | None =
     except (TypeError, ValueError):
         year, published, richer = None, None, True
         problems.append(f"unreadable issued date {get('issued')!r}")
-    custom = get("custom") if isinstance(get("custom"), dict) else {}
+    custom = get("custom")
+    custom = custom if isinstance(custom, dict) else {}
     ids, inferred, id_problems = find_ids(
         {"doi": get("DOI"), "pmid": get("PMID"), "pmcid": get("PMCID"),
          "arxiv": custom.get("arxiv"), "openalex": custom.get("openalex")},
         [str(value) for name in _FREE_TEXT if (value := get(name))],
     )
-    unhandled = item.keys() - _HANDLED
-    extra = {name: value for name, value in item.items() if name in unhandled and value not in (None, "", [])} \
-        if unhandled else {}
+    extra = {} if item.keys() <= _HANDLED else {
+        name: value for name, value in item.items() if name not in _HANDLED and value not in (None, "", [])}
     if custom:
         extra.update({name: value for name, value in custom.items() if name not in ("arxiv", "openalex")})
     if richer and get("issued") is not None:
         extra["issued"] = item["issued"]
-    for name in CSL_DATE_VARIABLES.intersection(extra):
-        extra[name] = _date(extra[name])
+    if extra:
+        for name in CSL_DATE_VARIABLES.intersection(extra):
+            extra[name] = _date(extra[name])
     fields: dict[str, Any] = {column: clean(value) for name, column in _COLUMNS.items()
                               if (value := get(name)) is not None}
     for name, column in _RICH:
@@ -170,4 +171,4 @@ def csl_record(index: int, item: Any, names: dict[tuple, Author | None] | None =
     fields.update(pages=pages(get("page")), authors=_people(get("author"), names), year=year, published=published,
                   contributors={role: people for role in sorted(roles) if (people := _people(item[role], names))}
                   if roles else {}, citekey=key, extra=extra)
-    return make_record(key, fields, ids, keywords(get("keyword")), problems + id_problems, inferred)
+    return make_record(key, fields, ids, keywords(get("keyword")), problems + id_problems, inferred, typed=True)

@@ -8,7 +8,8 @@ heading-shaped blocks whose font is notably larger than the page's body text (si
 ``#``/``##``/``###``), or set in bold at body size, or wholly in one of the document's heading fonts
 (:mod:`.pdffonts`; numbering depth gives these two their level); consecutive heading lines of one
 size make one heading. Heading-like text above a caption with no prose between is a figure's label,
-not a heading. Pages are read in one pass each (:mod:`.pdfpage`). Line-end hyphens are undone where
+not a heading. On page 1, before the first paragraph, headings above the title are the journal's masthead
+and centred ones not followed by prose are authors, addresses and dates. Pages are read in one pass each (:mod:`.pdfpage`). Line-end hyphens are undone where
 the document's own vocabulary says the word was split, kept where it says the word is a compound
 (:mod:`.hyphens`).
 """
@@ -27,6 +28,7 @@ from doiget.fulltext.document import Document
 from doiget.fulltext.hyphens import Vocabulary, join_lines
 from doiget.fulltext.pdfpage import Line
 from doiget.fulltext.pdfmeta import SNIFF_PAGES, PdfSniff, sniff_document
+from doiget.identity import TITLE_AGREEMENT, normalised_title, title_similarity
 
 if TYPE_CHECKING:  # PyMuPDF costs ~0.2 s to import; only PDF work pays it
     import pymupdf
@@ -37,6 +39,9 @@ MAX_HEADING_CHARS = 150
 MAX_HEADING_LINES = 4
 MIN_PAGE_CHARS_FOR_OWN_BODY = 300
 MIN_PROSE_LINE_CHARS = 25
+PROSE_LINES = 2
+PROSE_LINE_SPACES = 4
+FLUSH_TOLERANCE = 2  # font sizes: a heading starting further in from the page's left text edge is set in
 MIN_PAGE_BODY_SHARE = 0.8
 COLUMN_GUTTER_TOLERANCE = 0.03
 CELL_GAP_FACTOR = 1.5
@@ -62,8 +67,8 @@ class _Page(msgspec.Struct, gc=False):
 
 def extract_pdf(data: bytes) -> Document:
     """Extract page-aware, sectioned text; pages without a text layer go to ``empty_pages``."""
-    raw, _ = _read(data, sniff=False)
-    return _lay_out(raw)
+    raw, meta_title, _ = _read(data, sniff=False)
+    return _lay_out(raw, meta_title)
 
 
 def sniff_pdf(data: bytes) -> PdfSniff:
@@ -78,12 +83,13 @@ def sniff_pdf(data: bytes) -> PdfSniff:
 def read_pdf(data: bytes) -> tuple[Document, PdfSniff]:
     """:func:`extract_pdf` and :func:`sniff_pdf` from one opening of the file: the sniff reads the text pages
     extraction builds."""
-    raw, sniff = _read(data, sniff=True)
-    return _lay_out(raw), sniff
+    raw, meta_title, sniff = _read(data, sniff=True)
+    return _lay_out(raw, meta_title), sniff
 
 
-def _read(data: bytes, sniff: bool) -> tuple[list[_Page], PdfSniff | None]:
-    """Each page's text blocks as read, and with ``sniff`` what the PDF says about itself."""
+def _read(data: bytes, sniff: bool) -> tuple[list[_Page], str | None, PdfSniff | None]:
+    """Each page's text blocks as read, the title in the PDF's info dictionary, and with ``sniff`` what the
+    PDF says about itself."""
     from pymupdf import mupdf
 
     with _open(data) as doc:
@@ -94,10 +100,10 @@ def _read(data: bytes, sniff: bool) -> tuple[list[_Page], PdfSniff | None]:
             raw.append(_page_lines(page, textpage))
             if sniff and number < SNIFF_PAGES:
                 first.append(textpage)
-        return raw, sniff_document(doc, first) if sniff else None
+        return raw, (doc.metadata or {}).get("title"), sniff_document(doc, first) if sniff else None
 
 
-def _lay_out(raw: list[_Page]) -> Document:
+def _lay_out(raw: list[_Page], meta_title: str | None) -> Document:
     """The Document of the pages as read: furniture dropped, reading order, headings, hyphens, chunks."""
     kept, fonts = _drop_furniture(raw)
     pages = [_reading_order(blocks, page.width) for blocks, page in zip(kept, raw)]
@@ -108,8 +114,11 @@ def _lay_out(raw: list[_Page]) -> Document:
     kinds = [[_heading_kind(b, body, fonts) for b in blocks] for blocks, body in zip(pages, page_bodies)]
     for blocks, page_kinds in zip(pages, kinds):
         _demote_figure_labels(blocks, page_kinds)
+    if pages and pages[0]:
+        largest = max([b.size for blocks, page_kinds in zip(pages, kinds)
+                       for b, kind in zip(blocks, page_kinds) if kind == "size"], default=0.0)
+        _demote_front_matter(pages[0], kinds[0], _size_key(largest), meta_title)
     levels = _heading_levels(pages, kinds)
-    _demote_masthead(pages, kinds, levels)
 
     builder = TextBuilder()
     empty_pages: list[int] = []
@@ -119,13 +128,13 @@ def _lay_out(raw: list[_Page]) -> Document:
         if not blocks:
             empty_pages.append(number)
             continue
-        for group, kind in _merge_headings(blocks, page_kinds):
+        for start, stop, kind in _merge_headings(blocks, page_kinds):
             if kind is None:
-                block = group[0]
+                block = blocks[start]
                 builder.paragraph("\n".join(block.rows) if block.is_table else join_lines(block.rows, vocab))
                 continue
-            text = " ".join(join_lines(b.rows, vocab) for b in group)
-            level = levels[_size_key(group[0].size)] if kind == "size" else _bold_level(text)
+            text = " ".join(join_lines(b.rows, vocab) for b in blocks[start:stop])
+            level = levels[_size_key(blocks[start].size)] if kind == "size" else _bold_level(text)
             title = title or (text if level == 1 else None)
             builder.heading(text, level)
     return builder.build("pdf", title=title, page_count=len(raw), empty_pages=empty_pages)
@@ -363,20 +372,28 @@ def _bold_level(text: str) -> int:
 
 
 def _merge_headings(blocks: list[_Block], kinds: list[str | None]):
-    """Yield ([block], None) for body blocks and (blocks, kind) for headings, consecutive heading
-    blocks of one kind and size (a title set on two lines) merged into one."""
+    """Yield (start, stop, kind): each body block alone with kind None, and consecutive heading blocks of one
+    kind and size (a title set on two lines) merged into one; in a heading set larger than body text a line
+    that mixes fonts goes with a bold one after it (``AutoGen:`` in typewriter, the rest of the title bold)."""
     i = 0
     while i < len(blocks):
-        group, kind = [blocks[i]], kinds[i]
+        start, kind = i, kinds[i]
+        first = blocks[i]
         while (kind is not None and i + 1 < len(blocks) and not blocks[i + 1].is_table
-               and len(blocks[i + 1].lines) <= MAX_HEADING_LINES and blocks[i + 1].bold == group[0].bold
-               and _size_key(blocks[i + 1].size) == _size_key(group[0].size)
-               and 0 <= blocks[i + 1].bbox[1] - group[-1].bbox[3] < group[0].size
+               and len(blocks[i + 1].lines) <= MAX_HEADING_LINES
+               and (blocks[i + 1].bold == first.bold or kind == "size" and _partly_bold(first, blocks[i + 1]))
+               and _size_key(blocks[i + 1].size) == _size_key(first.size)
+               and 0 <= blocks[i + 1].bbox[1] - blocks[i].bbox[3] < first.size
                and _numbering_free(blocks[i + 1])):
             i += 1
-            group.append(blocks[i])
-        yield group, kind
         i += 1
+        yield start, i, kind
+
+
+def _partly_bold(first: _Block, then: _Block) -> bool:
+    """Whether ``first`` mixes fonts, so may be bold in part, and ``then`` is bold: one heading (a bold heading
+    and a lighter line after it are a heading and its text)."""
+    return then.bold and not all([line.single for line in first.lines])
 
 
 def _numbering_free(block: _Block) -> bool:
@@ -407,15 +424,48 @@ def _overlaps(block: _Block, x0: float, x1: float) -> bool:
     return block.bbox[0] < x1 and x0 < block.bbox[2]
 
 
-def _demote_masthead(pages: list[list[_Block]], kinds: list[list[str | None]], levels: dict[float, int]) -> None:
-    """Headings above the title on page 1 (journal name, article type, "Open Access") are masthead text."""
-    if not pages or not pages[0]:
-        return
-    first = kinds[0]
-    title_at = next((i for i, (b, k) in enumerate(zip(pages[0], first))
-                     if k == "size" and levels.get(_size_key(b.size)) == 1), None)
-    for i in range(title_at or 0):
-        first[i] = None
+def _demote_front_matter(blocks: list[_Block], kinds: list[str | None], largest: float,
+                         meta_title: str | None) -> None:
+    """Page 1 before its first prose: headings above the title are masthead text (journal name, article type,
+    "View Article Online"); below it, an unnumbered heading set in from the left edge (centred, as title pages
+    set them) and not followed by prose is an author, an address or a date. The title is the first heading
+    there set in the document's ``largest`` heading size, or the one the PDF's own title agrees with (a
+    journal's name can be set larger than the title)."""
+    end = next((i for i, block in enumerate(blocks) if kinds[i] is None and _is_prose(block)), len(blocks))
+    groups = [(start, stop, kind) for start, stop, kind in _merge_headings(blocks[:end], kinds[:end])
+              if kind is not None]
+    sized = [(start, stop) for start, stop, kind in groups if kind == "size"]
+    title_stop = 0
+    if sized:
+        agreeing = next((g for g in sized if meta_title and _agrees(blocks[g[0]:g[1]], meta_title)), None)
+        title_start, title_stop = agreeing or next(
+            (g for g in sized if _size_key(blocks[g[0]].size) == largest), (0, 0))
+        kinds[:title_start] = [None] * title_start
+    left = _left_edge(blocks)
+    for start, stop, _ in groups:
+        head = blocks[start]
+        if (start >= title_stop and stop < len(blocks) and not _is_prose(blocks[stop])
+                and head.bbox[0] > left + FLUSH_TOLERANCE * head.size
+                and not pdflayout.numbering_depth(" ".join(head.rows))):
+            kinds[start:stop] = [None] * (stop - start)
+
+
+def _agrees(blocks: list[_Block], title: str) -> bool:
+    text = " ".join([row for b in blocks for row in b.rows])
+    return normalised_title(text) == normalised_title(title) or title_similarity(text, title) >= TITLE_AGREEMENT
+
+
+def _left_edge(blocks: list[_Block]) -> float:
+    """Where the page's paragraphs start: the leftmost edge shared by two prose blocks (an example set out in
+    the margin is not the text's edge)."""
+    edges = Counter(round(b.bbox[0]) for b in blocks if _is_prose(b))
+    return min([x for x, n in edges.items() if n > 1] or edges or [round(b.bbox[0]) for b in blocks])
+
+
+def _is_prose(block: _Block) -> bool:
+    """Two or more lines of words long enough to be prose: a paragraph, not names, an address, a URL or a date."""
+    return sum([len(line.text) >= MIN_PROSE_LINE_CHARS and line.text.count(" ") >= PROSE_LINE_SPACES
+                for line in block.lines]) >= PROSE_LINES
 
 
 def _heading_levels(pages: list[list[_Block]], kinds: list[list[str | None]]) -> dict[float, int]:

@@ -20,6 +20,7 @@ _PAGE_NUMBER = re.compile(r"^(?:page\s*)?(?:\d{1,4}|[ivxlc]{1,6})(?:\s*(?:of|/)\
 _NUMBERING = re.compile(r"^(?:(\d{1,2}(?:\.\d{1,2}){0,3})\.?|([IVX]{1,5})\.|([A-H])\.)\s+(?=\S)")
 _WORD = re.compile(r"[^\W\d_]{3,}")
 _DIGITS = re.compile(r"\d+")
+_CONTACT = re.compile(r"\S@[\w-]+\.\w|://")  # an e-mail address or a URL: an author's or a publisher's line
 _FLOAT_LABEL = re.compile(r"^(fig(ure)?|table|scheme|box|supplementary)\b\.?\s*[\dA-Z]", re.I)
 _CAPTION = re.compile(r"^(?:extended data |supplementary )?(?:fig(?:ure)?|table|scheme|chart)\.?\s*S?\d+[a-z]?"
                       r"\s*[.:|\u2013\u2014]", re.I)
@@ -71,13 +72,15 @@ def is_caption(text: str) -> bool:
 
 
 def heading_shaped(text: str) -> bool:
-    """Reads like a section heading: words, not a number, a folio, a journal stamp or a figure label."""
+    """Reads like a section heading: words, not a number, a folio, a journal stamp, a figure label or a line
+    with an e-mail address or a URL."""
     words = text.split()
     if not words or len(words) > MAX_HEADING_WORDS or not _WORD.search(text) or _FLOAT_LABEL.match(text):
         return False
-    if text.rstrip().endswith((",", ";", ":")) or "=" in text or text.count(",") > 1 or (
-            "," in text and ("&" in text or " and " in text)):
+    if text.rstrip().endswith((",", ";", ":")) or "=" in text or _CONTACT.search(text):
         return False
+    if (text.count(",") > 1 or "," in text and ("&" in text or " and " in text)) and numbering_depth(text) < 2:
+        return False  # a list of names; "3.1 Representations, Datasets, and Benchmarks" is numbered as a section
     rest = _NUMBERING.sub("", text, count=1)
     first = next((c for c in rest if c.isalpha()), "")
     return first.isupper() and sum(map(str.isalpha, text)) * 2 >= len(text.replace(" ", ""))

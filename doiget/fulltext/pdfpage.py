@@ -7,7 +7,8 @@ the cost of PyMuPDF's ``get_text("dict")``, which builds a Python dict per span,
 they say everything the layout needs: a line's dominant size (the size most of its characters are
 set in, so a superscript or a run-in label does not make a line large or small) and whether all of
 it is bold. A line of several characters whose box is much taller than its font size is set at an
-angle (a side stamp).
+angle (a side stamp). Where a line's spaces are glyphs in a font of their own, its words are re-read
+from MuPDF and those with no visible gap between them joined (a typesetter's space that takes no room).
 """
 from __future__ import annotations
 
@@ -29,6 +30,9 @@ _BOLD_FONT = re.compile(r"bold|black|heavy|semibold|demi|medi|[.,-]b$|bd$", re.I
 # One style run of MuPDF's HTML: [<sup>][<tt>][<b>][<i>]<span style="font-family:..;font-size:9.0pt..">text</span>
 # (written to start with "<", which the regex engine skips to, rather than with an optional group)
 _RUN = re.compile(r'<(?:(b)><)?(?:(i)><)?span style="font-family:([^;,]*)[^;]*;font-size:([\d.]+)pt[^"]*">([^<]*)</span>')
+_SPACE_RUN = "> </span>"
+_FAMILY_TEXT = re.compile(r'font-family:([^;,"]*)[^>]*>([^<]*)</span>')
+GAPLESS = 0.1  # font sizes: words closer than this are not parted by a space
 _ITALIC_FONT = re.compile(r"italic|oblique|[.,]i$", re.I)
 _RENAMED = re.compile(r"Times|Arial|Helvetica|Courier|-")  # names MuPDF's HTML shortens to a family
 
@@ -89,17 +93,49 @@ def page_blocks(textpage: mupdf.FzStextPage) -> list[tuple[tuple[float, float, f
     if len(runs) - 1 != sum([len(b.lines) for b in blocks]):
         runs = None  # never seen: the two writers walk the same lines; fall back to first-character fonts
     out = []
+    spaced: list[tuple[int, int, Line]] = []  # (block, line) of the lines whose spaces are set in a font of their own
     n = -1
-    for block in blocks:
+    for block_no, block in enumerate(blocks):
         lines = []
-        for line in block.lines:
+        for line_no, line in enumerate(block.lines):
             n += 1
             text = line.text.strip()
             if text and line.font is not None:
-                lines.append(_line(line, text, runs[n] if runs is not None else ""))
+                html = runs[n] if runs is not None else ""
+                lines.append(_line(line, text, html))
+                if _SPACE_RUN in html and _foreign_spaces(html):
+                    spaced.append((block_no, line_no, lines[-1]))
         if lines:
             out.append((_box(block.bbox), lines))
+    if spaced:
+        _drop_gapless_spaces(textpage, spaced)
     return out
+
+
+def _foreign_spaces(html: str) -> bool:
+    """Whether a line has a space set as a run in a font of its own between runs of one font (a typesetter's
+    space glyphs, which may take no room: Oxford journals set ``Gr aphical abstr act`` so)."""
+    runs = _FAMILY_TEXT.findall(html)
+    return any(not text.strip() and family != before and before == after
+               for (before, _), (family, text), (after, _) in zip(runs, runs[1:], runs[2:]))
+
+
+def _drop_gapless_spaces(textpage: mupdf.FzStextPage, lines: list[tuple[int, int, Line]]) -> None:
+    """Rewrite ``lines`` (block and line numbers in the page, the Line read there) from MuPDF's words, joining
+    words with no visible gap between them: a space glyph that takes no room does not part words."""
+    import pymupdf
+
+    words: dict[tuple[int, int], list[tuple[float, float, str]]] = {}
+    for x0, _, x1, _, word, block_no, line_no, _ in pymupdf.TextPage(textpage).extractWORDS():
+        words.setdefault((block_no, line_no), []).append((x0, x1, word))
+    for block_no, line_no, line in lines:
+        found = words.get((block_no, line_no))
+        if not found or "".join(w for _, _, w in found) != "".join(line.text.split()):
+            continue  # not the line read (never seen): keep its text
+        text = found[0][2]
+        for (_, end, _), (start, _, word) in zip(found, found[1:]):
+            text += ("" if start - end < GAPLESS * line.size else " ") + word
+        line.text = text
 
 
 def text_page(page: mupdf.FzPage) -> mupdf.FzStextPage:

@@ -94,8 +94,8 @@ class _Seen:
         return self.identifiers
 
     def primary_ref(self) -> Ref:
-        """The ref of its first identifier, as :meth:`Work.primary_ref`."""
-        return Ref.of(*next(iter(self.identifiers.items())))
+        """The ref of its first identifier, as :meth:`Work.primary_ref` (the identifiers are canonical already)."""
+        return Ref(*next(iter(self.identifiers.items())))
 
     def merged(self, work: Work) -> _Seen:
         """Empty parts filled from ``work``, as :meth:`Work.merged` fills them."""
@@ -103,6 +103,9 @@ class _Seen:
         return _Seen({kind: value for kind in ID_FIELDS if (value := self.identifiers.get(kind) or other.get(kind))},
                      _filled(self.title, work.title), _filled(self.year, work.year), _filled(self.citekey, work.citekey),
                      self.marks.filled(_marks(work)))
+
+
+_NO_MARKS = Marks()
 
 
 def _marks(work: Work) -> Marks:
@@ -146,7 +149,7 @@ class _Item:
         """After its chunk is written, keep only what later records of the file are matched against."""
         titled = self.keys[0][0] == "title"  # only an item known by its title is matched by its marks
         self.seen = _Seen(self.work.ids(), self.work.title, self.work.year, self.file_key,
-                          _marks(self.work) if titled else Marks())
+                          _marks(self.work) if titled else _NO_MARKS)
         self.work, self.tags = None, []
 
 
@@ -278,7 +281,9 @@ def _group(records: Iterable[ImportRecord], report: list[dict[str, Any]], late: 
             continue
         tags = _keyword_tags(record.tags, report[index]["problems"])
         keys = _keys(work, ids)
-        candidates = list({id(item): item for k in keys for item in owner.get(k, ())}.values())
+        candidates = [item for k in keys if k in owner for item in owner[k]]
+        if len(candidates) > 1:
+            candidates = list({id(item): item for item in candidates}.values())
         side = Side(ids, work.title, frozenset(record.inferred)) if candidates else None
         target, refused = None, []
         for candidate in candidates:
@@ -306,26 +311,27 @@ def _group(records: Iterable[ImportRecord], report: list[dict[str, Any]], late: 
         if target is None:
             item = _Item(index, work, tags, frozenset(record.inferred), list(record.files))
             item.keys = _keys(work) if refused else keys
+            for key in item.keys:  # a new item holds no key yet
+                owner.setdefault(key, []).append(item)
+            yield item
+            continue
+        item = target
+        alias = record.key if record.key and record.key != item.current.citekey else None
+        if item.entry_id is None:
+            item.work, item.tags = item.work.merged(work), item.tags + tags
+            if alias:
+                _alias_key(item.work, alias)
         else:
-            item = target
-            alias = record.key if record.key and record.key != item.current.citekey else None
-            if item.entry_id is None:
-                item.work, item.tags = item.work.merged(work), item.tags + tags
-                if alias:
-                    _alias_key(item.work, alias)
-            else:
-                late.append(_Late(index, item, work, tags, alias))
-                item.seen = item.seen.merged(work)
-            item.inferred = item.inferred & frozenset(record.inferred)
-            item.files += record.files
-            item.duplicates.append(index)
-            item.keys = _keys(item.current)
+            late.append(_Late(index, item, work, tags, alias))
+            item.seen = item.seen.merged(work)
+        item.inferred = item.inferred & frozenset(record.inferred)
+        item.files += record.files
+        item.duplicates.append(index)
+        item.keys = _keys(item.current)
         for key in item.keys:
             holders = owner.setdefault(key, [])
             if item not in holders:
                 holders.append(item)
-        if target is None:
-            yield item
 
 
 def _write_late(conn: Connection, late: list[_Late], tag_ids: dict[str, int], report: list[dict[str, Any]]) -> None:

@@ -137,3 +137,36 @@ def test_json_fallback_reads_the_real_papers_alike(monkeypatch):
     monkeypatch.setattr(pdfpage, "_decode", refuse)
     fallback = extract_pdf(data)
     assert (fallback.text, fallback.chunks) == (expected.text, expected.chunks)
+
+
+def _spaced_in_own_font(text: str, font: str, size: float) -> str:
+    """Content-stream text operators for ``text`` whose spaces are Courier glyphs of their own, as Oxford
+    journals set them; a ``|`` is such a space kerned back over itself (it takes no room)."""
+    ops = []
+    for part in text.replace(" ", "\0 \0").replace("|", "\0|\0").split("\0"):
+        if part in (" ", "|"):
+            ops.append(f"/cour 6.4 Tf [( ) {600 if part == '|' else 0}] TJ")
+        elif part:
+            ops.append(f"/{font} {size} Tf [({part})] TJ")
+    return " ".join(ops)
+
+
+def test_space_glyphs_that_take_no_room_do_not_part_words():
+    # NAR gkae223 (CC BY-NC, not committed) prints "Gr aphical abstr act" and "Ho w e v er" this way
+    doc = pymupdf.open()
+    page = doc.new_page()
+    for font in ("helv", "hebo", "cour"):
+        page.insert_font(fontname=font)
+    lines = [("Gr|aphical abstr|act", "hebo", 11)] + [
+        ("Ho|w|e|v|er, the mechanism that allo|ws these comple|x|es to form is unclear", "helv", 9)] * 6
+    stream = "BT " + " ".join(f"1 0 0 1 72 {700 - 14 * i} Tm {_spaced_in_own_font(*line)}"
+                              for i, line in enumerate(lines)) + " ET"
+    xref = doc.get_new_xref()
+    doc.update_object(xref, "<<>>")
+    doc.update_stream(xref, stream.encode())
+    doc.xref_set_key(page.xref, "Contents", f"{xref} 0 R")
+    data = doc.tobytes()
+    assert "Gr aphical" in pymupdf.open(stream=data)[0].get_text()  # MuPDF reads the glyphs as spaces
+    text = extract_pdf(data).text
+    assert text.startswith("# Graphical abstract\n")
+    assert text.count("However, the mechanism that allows these complexes to form is unclear") == 6

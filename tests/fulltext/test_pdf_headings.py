@@ -1,0 +1,82 @@
+"""What PDF extraction marks as headings on a first page: the title once, and not the journal's masthead,
+the authors, their addresses or the date."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pymupdf
+
+from doiget.fulltext.pdf import extract_pdf, read_pdf
+from pdfgen import LEFT, body_lines, write_lines
+
+SNIFF = Path(__file__).resolve().parent.parent / "fixtures" / "papers" / "sniff"
+
+
+def _headings(data: bytes) -> list[str]:
+    return [line for line in extract_pdf(data).text.splitlines() if line.startswith("#")]
+
+
+def _centred(page: pymupdf.Page, y: float, text: str, size: float, font: str = "helv") -> None:
+    width = pymupdf.get_text_length(text, fontname=font, fontsize=size)
+    page.insert_text(((page.rect.width - width) / 2, y), text, fontsize=size, fontname=font)
+
+
+def test_a_title_in_two_weights_is_one_heading():
+    # arXiv 2308.08155's first page: "AutoGen:" in typewriter on the title's first line, the second line bold
+    data = (SNIFF / "arxiv-2308.08155-p1.pdf").read_bytes()
+    doc, sniff = read_pdf(data)
+    title = "AutoGen: Enabling Next-Gen LLM Applications via Multi-Agent Conversation"
+    assert _headings(data) == [f"# {title}", "## Abstract"]
+    assert doc.title == sniff.title == title
+
+
+def test_title_page_authors_addresses_and_date_are_not_headings():
+    # a LaTeX \maketitle page: title, author, address and date centred above the abstract
+    doc = pymupdf.open()
+    page = doc.new_page()
+    _centred(page, 120, "Soil Respiration under Drought", 17)
+    _centred(page, 160, "Ada Marsh", 12)
+    _centred(page, 176, "ada.marsh@example.org", 12)
+    _centred(page, 200, "Institute of Soil Science, Uppsala", 12)
+    _centred(page, 224, "March 3, 2021", 12)
+    _centred(page, 260, "Abstract", 10, "hebo")
+    y = write_lines(page, LEFT, 280, body_lines("abstract", 5))
+    page.insert_text((LEFT, y + 30), "1 Introduction", fontsize=14, fontname="hebo")
+    write_lines(page, LEFT, y + 50, body_lines("intro", 20))
+    headings = _headings(doc.tobytes())
+    assert headings == ["# Soil Respiration under Drought", "### Abstract", "## 1 Introduction"]
+
+
+def test_masthead_above_the_title_is_not_a_heading():
+    # a journal's name set larger than the title, and an article-type banner in the title's size; the PDF's
+    # own title says which large text is the title
+    title = "Root Exudates Shape Microbial Communities"
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((LEFT, 50), "Soil Letters", fontsize=22, fontname="hebo")
+    page.insert_text((LEFT, 90), "RESEARCH ARTICLE", fontsize=16, fontname="hebo")
+    page.insert_text((LEFT, 130), title, fontsize=16, fontname="hebo")
+    y = write_lines(page, LEFT, 160, ["Ada Marsh, Bo Lind and Cy Moss"] + body_lines("abstract", 6))
+    page.insert_text((LEFT, y + 30), "Introduction", fontsize=13, fontname="hebo")
+    y = write_lines(page, LEFT, y + 50, body_lines("intro", 12))
+    page.insert_text((LEFT, y + 30), "Methods", fontsize=13, fontname="hebo")
+    write_lines(page, LEFT, y + 50, body_lines("methods", 6))
+    doc.set_metadata({"title": title})
+    extracted = extract_pdf(doc.tobytes())
+    assert [line for line in extracted.text.splitlines() if line.startswith("#")] == [
+        f"# {title}", "## Introduction", "## Methods"]
+    assert extracted.title == title
+
+
+def test_numbered_subsection_with_a_list_in_its_name_is_a_heading():
+    # arXiv 2407.01603's "3.1 Molecular Representations, Datasets, and Benchmarks": commas alone do not make
+    # a list of names when the line is numbered as a subsection
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((LEFT, 80), "3 Methods", fontsize=14, fontname="hebo")
+    y = write_lines(page, LEFT, 100, body_lines("methods", 4))
+    page.insert_text((LEFT, y + 20), "3.1 Soils, Sites, and Seasons", fontsize=12, fontname="hebo")
+    y = write_lines(page, LEFT, y + 40, body_lines("sites", 8))
+    page.insert_text((LEFT, y + 20), "Ada Marsh, Bo Lind, Cy Moss", fontsize=12, fontname="hebo")
+    write_lines(page, LEFT, y + 40, body_lines("people", 8))
+    assert _headings(doc.tobytes()) == ["# 3 Methods", "## 3.1 Soils, Sites, and Seasons"]
