@@ -115,7 +115,7 @@ CSL_VALUE = JSON | st.lists(st.dictionaries(st.sampled_from(["family", "given", 
                                             max_size=3), max_size=3)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(st.dictionaries(st.sampled_from(["title", "container-title", "type", "volume", "issue", "page", "URL", "DOI",
                                         "PMID", "abstract", "language", "publisher", "author", "editor", "issued",
                                         "accessed", "keyword", "id", "custom", "note", "number"]), CSL_VALUE, max_size=8))
