@@ -8,11 +8,13 @@ import pytest
 
 from cli_process import run_doiget
 from corpus import CDL, read
+from doiget.cli.common import entry_line, render_entry
 from doiget.config import Config
 from doiget.errors import DoigetError
 from doiget.identity import TITLE_AGREEMENT, Marks, Side, decide, marks_agree, title_similarity
 from doiget.library import Library
 from doiget.models import Author, Work
+from doiget.present import to_json
 from doiget.services.bibliography import _file_candidates, named_pdfs
 
 
@@ -126,6 +128,13 @@ def test_and_others_goes_with_the_names_it_ends(lib):
     assert "author = {Makris, E. and others}" in lib.export("bibtex")
     lib.add(Work(doi="10.1000/o", title="T", authors=[Author.from_parts(a["family"], a["given"]) for a in full]))
     assert "and others" not in lib.export("bibtex")  # an explicit add's complete list replaces it
+
+
+def test_an_author_list_cut_short_shows_et_al(lib):
+    lib.import_bibliography("@article{k, title = {T}, author = {Makris, E. and others}, year = 2014}", "bibtex")
+    entry = to_json(lib.info("@k"))
+    assert render_entry({"entry": entry}).splitlines()[1] == "E. Makris, et al."
+    assert entry_line(entry).startswith("#1  E. Makris et al. (2014)")  # not a sole author
 
 
 def test_marks_that_tell_works_apart():

@@ -20,13 +20,22 @@ def open_lib(args: argparse.Namespace) -> Library:
 def entry_line(entry: dict[str, Any]) -> str:
     authors = entry.get("authors") or []
     names = [a["name"] if isinstance(a, dict) else a for a in authors]
-    who = names[0] + (" et al." if len(names) > 1 else "") if names else "?"
+    who = names[0] + (" et al." if len(names) > 1 or _cut_short(entry) else "") if names else "?"
     year = entry.get("year") or "n.d."
     flags = " [pdf]" if entry.get("has_pdf") else ""
     if entry.get("update_status"):
         flags += f" [{entry['update_status'].upper()}]"
     tags = f"  #{' #'.join(entry['tags'])}" if entry.get("tags") else ""
     return f"{entry.get('ref') or ''}  {who} ({year}) {entry.get('title') or '(untitled)'}{flags}{tags}"
+
+
+def _cut_short(entry: dict[str, Any]) -> bool:
+    """Whether the entry's author list ended in BibTeX's ``and others`` (et al.)."""
+    if not entry.get("extra"):  # search hits carry none: their read path stays without pydantic
+        return False
+    from doiget.models import ET_AL
+
+    return "author" in (entry["extra"].get(ET_AL) or ())
 
 
 def render_entry(result: dict[str, Any]) -> str:
@@ -37,7 +46,7 @@ def render_entry(result: dict[str, Any]) -> str:
 
         lines.append(("WARNING " if is_grave(e.get("update_status")) else "note: ") + e["update_warning"])
     if e.get("authors"):
-        lines.append(", ".join(a["name"] for a in e["authors"]))
+        lines.append(", ".join(a["name"] for a in e["authors"]) + (", et al." if _cut_short(e) else ""))
     lines.append(" · ".join(str(x) for x in (e.get("venue"), e.get("year"), e.get("type")) if x))
     names = [f"{k}:{e[k]}" for k in ("doi", "arxiv", "pmid", "pmcid", "openalex") if e.get(k)]
     names += [f"#{e['id']}"] + ([f"@{e['citekey']}"] if e.get("citekey") else [])
