@@ -363,6 +363,8 @@ def _heading_kind(block: _Block, body: float, fonts: frozenset[str]) -> str | No
         kind = "font"
     else:
         return None
+    if text.startswith(pdflayout.LIST_MARKS):  # a list item or a note, however it is set
+        return None
     return kind if pdflayout.heading_shaped(text) else None  # the costliest test last
 
 

@@ -20,6 +20,7 @@ _PAGE_NUMBER = re.compile(r"^(?:page\s*)?(?:\d{1,4}|[ivxlc]{1,6})(?:\s*(?:of|/)\
 _NUMBERING = re.compile(r"^(?:(\d{1,2}(?:\.\d{1,2}){0,3})\.?|([IVX]{1,5})\.|([A-H])\.)\s+(?=\S)")
 _WORD = re.compile(r"[^\W\d_]{3,}")
 _DIGITS = re.compile(r"\d+")
+LIST_MARKS = ("•", "◦", "▪", "‣", "∙", "*", "∗", "†", "‡")  # a list item's bullet, a footnote's mark
 _CONTACT = re.compile(r"\S@[\w-]+\.\w|://")  # an e-mail address or a URL: an author's or a publisher's line
 _FLOAT_LABEL = re.compile(r"^(fig(ure)?|table|scheme|box|supplementary)\b\.?\s*[\dA-Z]", re.I)
 _CAPTION = re.compile(r"^(?:extended data |supplementary )?(?:fig(?:ure)?|table|scheme|chart)\.?\s*S?\d+[a-z]?"

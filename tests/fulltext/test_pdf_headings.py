@@ -80,3 +80,18 @@ def test_numbered_subsection_with_a_list_in_its_name_is_a_heading():
     page.insert_text((LEFT, y + 20), "Ada Marsh, Bo Lind, Cy Moss", fontsize=12, fontname="hebo")
     write_lines(page, LEFT, y + 40, body_lines("people", 8))
     assert _headings(doc.tobytes()) == ["# 3 Methods", "## 3.1 Soils, Sites, and Seasons"]
+
+
+def test_bold_list_items_and_notes_are_not_headings():
+    # BMC's figure note "* Out of frame" (biblatex-oxref's bold bullets "• Roles expressed as functions" alike;
+    # the base-14 fonts insert_text uses print neither a bullet nor a dagger)
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((LEFT, 80), "Methods", fontsize=14, fontname="hebo")
+    y = write_lines(page, LEFT, 100, body_lines("methods", 4))
+    for mark in ("* Equal contributions to the design", "* Out of frame"):
+        page.insert_text((LEFT, y + 16), mark, fontsize=10, fontname="hebo")
+        y = write_lines(page, LEFT, y + 32, body_lines("item", 4))
+    text = extract_pdf(doc.tobytes()).text
+    assert [line for line in text.splitlines() if line.startswith("#")] == ["# Methods"]
+    assert "\n\n* Equal contributions to the design\n\n" in text and "\n\n* Out of frame\n\n" in text
