@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import json
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -266,3 +266,20 @@ class Anchor(BaseModel):
         if self.start is not None and self.end is not None and self.end < self.start:
             raise ValueError("anchor end is before its start")
         return self
+
+
+Model = TypeVar("Model", bound=BaseModel)
+_new, _set = object.__new__, object.__setattr__
+
+
+def unvalidated(cls: type[Model], values: dict[str, Any], fields_set: set[str]) -> Model:
+    """The ``cls`` instance validation would make of ``values`` (every field, in field order, already of
+    its type), made without validating, as ``model_construct`` does but without its per-field bookkeeping:
+    for values read from the store or made typed by a reader. Each caller tests its results equal
+    validated ones."""
+    model = _new(cls)
+    _set(model, "__dict__", values)
+    _set(model, "__pydantic_fields_set__", fields_set)
+    _set(model, "__pydantic_extra__", None)
+    _set(model, "__pydantic_private__", None)
+    return model

@@ -13,7 +13,7 @@ from urllib.parse import unquote
 from pydantic import ValidationError
 
 from doiget.errors import DoigetError
-from doiget.models import Work
+from doiget.models import Work, unvalidated
 from doiget.refs import Ref, try_parse
 
 
@@ -187,7 +187,6 @@ def nfc(value: Any) -> Any:
     return value
 
 
-_new, _set = object.__new__, object.__setattr__
 _DEFAULTS = {name: f.default for name, f in Work.model_fields.items()}  # in field order, as validation fills them
 _FACTORIES = tuple((name, f.default_factory) for name, f in Work.model_fields.items() if f.default_factory)
 
@@ -197,16 +196,12 @@ def typed_work(values: dict[str, Any]) -> Work:
     model's types (the CSL reader's: text from :func:`clean`, int years, Authors), where validation checks
     nothing and costs a third of making a record. tests/test_import_fastpaths.py checks both give equal
     Works on every CSL fixture and on generated items."""
-    work, filled = _new(Work), dict(_DEFAULTS)
+    filled = dict(_DEFAULTS)
     filled.update(values)
     for name, factory in _FACTORIES:
         if name not in values:
             filled[name] = factory()
-    _set(work, "__dict__", filled)
-    _set(work, "__pydantic_fields_set__", set(values))
-    _set(work, "__pydantic_extra__", None)
-    _set(work, "__pydantic_private__", None)
-    return work
+    return unvalidated(Work, filled, set(values))
 
 
 _NAMES = ("authors", "contributors")  # Authors are made in NFC (formats.names.make_author)

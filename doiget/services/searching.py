@@ -9,7 +9,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from doiget import limits
-from doiget.models import SearchHit
+from doiget.models import SearchHit, unvalidated
 from doiget.notices import status_of
 from doiget.sanitize import fts_query_error, query_text
 from doiget.services.checks import bounded_int, entry_filters
@@ -20,7 +20,6 @@ from doiget.store.fts import compile_query, is_fts_error
 if TYPE_CHECKING:
     from doiget.services.session import Session
 
-_new, _set = object.__new__, object.__setattr__
 # Every hit sets every field: one set shared by all hits, as SearchHit.model_construct(_fields_set=...) would.
 _ALL_SET = set(SearchHit.model_fields)
 
@@ -46,18 +45,13 @@ def search(lib: Session, query: str, limit: int = 20, *, year_from: int | None =
 
 def search_hits(rows: Iterable[dict[str, Any]]) -> list[SearchHit]:
     """The one place search hits are made, from rows holding the fields of :class:`SearchHit` (``fulltext``
-    may be left out) in its field order, of the field's type: read from the store, so not validated again.
-    Made as ``SearchHit.model_construct`` makes a model, without its per-field bookkeeping (a tenth of its
-    cost, half of validation's); tests/test_search_rank.py checks they equal validated hits, JSON included."""
+    may be left out) in its field order, of the field's type: read from the store, so not validated again
+    (:func:`~doiget.models.unvalidated`); tests/test_search_rank.py checks they equal validated hits, JSON
+    included."""
     hits = []
     for row in rows:
         row.setdefault("fulltext", None)
-        hit = _new(SearchHit)
-        _set(hit, "__dict__", row)
-        _set(hit, "__pydantic_fields_set__", _ALL_SET)
-        _set(hit, "__pydantic_extra__", None)
-        _set(hit, "__pydantic_private__", None)
-        hits.append(hit)
+        hits.append(unvalidated(SearchHit, row, _ALL_SET))
     return hits
 
 
