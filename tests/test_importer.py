@@ -167,6 +167,24 @@ def test_a_biblatex_date_is_read_as_far_as_it_is_a_calendar_date_and_kept_as_wri
     assert record.work.extra["bibtex"]["date"] == date and record.work.extra["accessed"] == {"raw": date}
 
 
+@pytest.mark.parametrize(("issued", "year", "published"), [
+    ({"date-parts": [[2020, 21]]}, 2020, None),  # CSL's season (spring), not month 21
+    ({"date-parts": [[2019, 2, 29]]}, 2019, "2019-02"), ({"raw": "2019-02-29"}, 2019, "2019-02"),
+    ({"raw": "2019-05-01"}, 2019, "2019-05-01"), ({"raw": "2019-05-01T10:00"}, 2019, "2019-05-01"),
+])
+def test_a_csl_date_is_read_as_far_as_it_is_a_calendar_date_and_kept_as_written(issued, year, published):
+    [record] = parse_bibliography(json.dumps([{"id": "k", "type": "book", "title": "T", "issued": issued}]))
+    assert (record.work.year, record.work.published) == (year, published)
+    assert record.work.extra["issued"] == issued
+
+
+def test_a_bibtex_date_the_year_does_not_say_all_of_is_kept_and_written_back():
+    for fields, year in (("date = {circa 1975}, year = {1975}", 1975), ("date = {{1975\\_2013}}", 1975)):
+        [record] = parse_bibliography(f"@book{{k, title = {{T}}, {fields}}}")
+        assert record.work.year == year and record.work.extra["bibtex"]["date"] in fields
+        assert parse_bibliography(to_bibtex([record.work]))[0].work == record.work
+
+
 def test_a_ris_date_with_more_than_a_date_keeps_it_and_writes_it_back():
     ris = "TY  - JOUR\nTI  - T\nPY  - 2014///Spring\nDA  - 2014/13/\nY2  - 2014/09/09/16:06:39\nER  - \n"
     [record] = parse_bibliography(ris)

@@ -188,16 +188,19 @@ def _names(value: str, problems: list[str]) -> tuple[list[Author], bool]:
     return authors, more
 
 
-def _date(fields: dict[str, str]) -> tuple[int | None, str | None, str | None]:
-    """(year, ISO date when finer than a year, raw value when neither reads it)."""
-    date = (fields.get("date") or "").strip()
+def _date(fields: dict[str, str]) -> tuple[int | None, str | None, dict[str, str]]:
+    """(year, ISO date when finer than a year, the ``date``/``year`` fields as written that these two do not
+    say all of: kept, not lost)."""
+    written = (fields.get("date") or "").strip()
+    year_text = (fields.get("year") or "").strip()
+    date = (_text(written, [], "date") or "") if "{" in written or "\\" in written else written  # {1975\_2013}
     parts, end = leading_date(date)
     if parts:
-        return parts[0], iso_date(parts), None if end == len(date) else date
-    year_text = (fields.get("year") or "").strip()
+        return parts[0], iso_date(parts), {} if end == len(date) else {"date": written}  # biblatex: date over year
+    kept = {"date": written} if written else {}
     year = YEAR.search(year_text)
     if not year:
-        return None, None, year_text or date or None
+        return None, None, {**kept, "year": year_text} if year_text else kept
     parts = [int(year.group(1))]
     month = (fields.get("month") or "").strip().lower()[:3]
     number = MONTHS.get(month) or (int(month) if month.isdigit() and 1 <= int(month) <= 12 else None)
@@ -206,7 +209,7 @@ def _date(fields: dict[str, str]) -> tuple[int | None, str | None, str | None]:
         day = (fields.get("day") or "").strip()
         if day.isdigit() and 1 <= int(day) <= 31:
             parts.append(int(day))
-    return parts[0], iso_date(parts), None if year.group(0) == year_text else year_text
+    return parts[0], iso_date(parts), kept if year.group(0) == year_text else {**kept, "year": year_text}
 
 
 def _csl_date(value: str) -> dict[str, Any]:
@@ -249,9 +252,8 @@ def bib_record(key: str | None, kind: str, fields: dict[str, str], problems: lis
     if text.get("subtitle"):
         title = f"{title}: {text['subtitle']}" if title else text["subtitle"]
         bibtex["subtitle"] = fields["subtitle"]
-    year, published, raw_date = _date(fields)
-    if raw_date:
-        bibtex["date" if "date" in fields else "year"] = raw_date
+    year, published, kept_dates = _date(fields)
+    bibtex.update(kept_dates)
     for name in ("month", "day"):
         if name in fields and not published:
             bibtex[name] = fields[name]

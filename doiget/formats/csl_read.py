@@ -15,7 +15,8 @@ from doiget import safejson
 from doiget.errors import DoigetError, ErrorCode
 from doiget.formats.fields import CSL_DATE_VARIABLES, CSL_NAME_VARIABLES
 from doiget.formats.names import csl_author
-from doiget.formats.record import YEAR, ImportRecord, clean, find_ids, iso_date, keywords, make_record, pages
+from doiget.formats.record import (YEAR, ImportRecord, calendar_parts, clean, find_ids, iso_date, keywords,
+                                   leading_date, make_record, pages)
 from doiget.models import Author, Work
 
 _HTML_TAG = re.compile(r"</?(?:i|b|em|strong|sup|sub|sc|span)(?:\s[^>]*)?>", re.I)
@@ -63,7 +64,6 @@ def _without_bom(pieces: Iterable[str]) -> Iterator[str]:
     yield from pieces
 
 
-_ISO_DATE = re.compile(r"(\d{4})(?:-(0[1-9]|1[0-2]))?(?:-(0[1-9]|[12]\d|3[01]))?")
 
 
 def _issued(issued: Any) -> tuple[int | None, str | None, bool]:
@@ -80,11 +80,11 @@ def _issued(issued: Any) -> tuple[int | None, str | None, bool]:
     if numbers:
         if numbers[0] not in _STORABLE:
             raise ValueError("a year no store column holds")
-        return numbers[0], iso_date(numbers), richer
+        dated = calendar_parts(numbers)
+        return numbers[0], iso_date(dated), richer or len(dated) < len(numbers)
     raw = str(issued.get("raw") or issued.get("literal") or "").strip()
-    iso = _ISO_DATE.fullmatch(raw)  # citation.js and pandoc write {"raw": "2019-05-01"}
-    if iso:
-        numbers = [int(p) for p in iso.groups() if p]
+    numbers, _ = leading_date(raw)  # citation.js and pandoc write {"raw": "2019-05-01"}
+    if numbers:
         return numbers[0], iso_date(numbers), True
     match = YEAR.search(raw)
     return (int(match.group(1)) if match else None), None, True

@@ -148,13 +148,19 @@ def leading_date(text: str, separators: str = "-") -> tuple[list[int], int]:
         return [], 0
     spans = [(int(value), match.end(group)) for group, value in enumerate(match.groups(), 1)
              if value and value not in "-/"]
-    parts = [value for value, _ in spans]
+    parts = calendar_parts([value for value, _ in spans])
+    return parts, spans[len(parts) - 1][1]
+
+
+def calendar_parts(parts: list[int]) -> list[int]:
+    """[year, month, day] cut before the first part that is no calendar month or day of its month (a
+    season: CSL's and biblatex's month 13-16 or 21-24; 2019-02-29)."""
     keep = 1
     if len(parts) > 1 and 1 <= parts[1] <= 12:
         keep = 2
         if len(parts) > 2 and 1 <= parts[2] <= calendar.monthrange(max(parts[0], 1), parts[1])[1]:
             keep = 3
-    return parts[:keep], spans[keep - 1][1]
+    return parts[:keep]
 
 
 def iso_date(parts: list[int]) -> str | None:
