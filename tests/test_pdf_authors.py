@@ -62,3 +62,23 @@ def test_a_name_written_whole_keeps_its_particle_and_suffix():
     assert parts(with_author("Kai von Fintel; Martin Luther King, Jr.")) == [("Kai", "Fintel"), ("Martin Luther", "King")]
     kai, king = sniff_pdf(with_author("Kai von Fintel; Martin Luther King, Jr.")).authors
     assert kai.particle == "von" and king.suffix == "Jr." and king.name == "Martin Luther King, Jr."
+
+
+PAPERS = SPECTER.parent
+
+
+@pytest.mark.parametrize(("paper", "more"), [
+    ("ncomms-s41467-024-44806-1.pdf", True),  # info: "Zhongyi Lu"; page 1: "Zhongyi Lu1,2,4, Runyue Xia1,2,4, ..."
+    ("bmcbiol-s12915-024-01918-w.pdf", True),  # info: "Hui Shi"; page 1: "Hui Shi1†, Lei Li1†, ..."
+    ("acl-2020.acl-main.207.pdf", False),  # the info dictionary names all five
+])
+def test_an_info_list_the_first_page_continues_is_known_to_be_cut_short(paper, more):
+    assert sniff_pdf((PAPERS / paper).read_bytes()).more_authors is more
+
+
+def test_an_imported_pdf_naming_only_its_first_author_says_et_al(tmp_path, monkeypatch):
+    monkeypatch.setenv("DOIGET_PROFILE", "offline")
+    with open_library(tmp_path) as lib:
+        entry = lib.add_pdf(PAPERS / "ncomms-s41467-024-44806-1.pdf").entry
+        assert [a.name for a in entry.authors] == ["Zhongyi Lu"]
+        assert "author = {Lu, Zhongyi and others}" in lib.export("bibtex")  # not its only author

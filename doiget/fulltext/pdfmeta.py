@@ -79,6 +79,7 @@ class PdfSniff:
     title: str | None
     authors: list[Author]
     page_count: int
+    more_authors: bool = False  # the first page names more authors after the info dictionary's last one
     rejected: list[str] = field(default_factory=list)
 
     @property
@@ -110,8 +111,9 @@ def sniff_document(doc: pymupdf.Document, first_pages: list[mupdf.FzStextPage]) 
     meta_title = clean_inline(info.get("title", "")) or _xmp_title(xmp)
     meta_title = meta_title if meta_title and not looks_like_file_name(meta_title) else None
     title = (first_page_title(textpages[0], meta_title) if textpages else None) or meta_title
-    return PdfSniff(refs=refs, title=title, authors=info_authors(info.get("author", ""), " ".join(texts)),
-                    page_count=doc.page_count, rejected=rejected)
+    authors = info_authors(info.get("author", ""), " ".join(texts))
+    return PdfSniff(refs=refs, title=title, authors=authors, page_count=doc.page_count, rejected=rejected,
+                    more_authors=names_follow(authors, texts[0] if texts else ""))
 
 
 def clean_doi(candidate: str) -> str | None:
@@ -267,6 +269,26 @@ _NOT_A_NAME = re.compile(r"\([^)]*\)|<[^>]*>|\S+@\S+")
 _AND = re.compile(r"\s+and\s+", re.I)
 _LIST_SEPARATOR = re.compile(r"\s*,\s*(?:and\s+)?|\s+(?:and|with)\s+", re.I)
 _MIN_SWAP_LETTERS = 6  # shorter names are too likely to be found in other words' letters
+
+
+def names_follow(authors: list[Author], page_text: str) -> bool:
+    """Whether the page prints another person right after the last of ``authors`` (``Zhongyi Lu1,2,4, Runyue
+    Xia``, ``Sandrine Legault,a Derek P. Fraser-Halberg``): many journals' PDFs name only the first author
+    in their info dictionary, and a list read from it alone would make that author the only one."""
+    at = page_text.find(authors[-1].name) if authors else -1
+    if at < 0:
+        return False
+    after = _AFFILIATION_MARKS.sub("", page_text[at + len(authors[-1].name):at + len(authors[-1].name) + 60])
+    person = _NEXT_PERSON.match(_COMMAS.sub(",", after))
+    return bool(person) and person.group(1).lower() not in _NOT_PERSONS and not any(
+        a.family and a.family in person.group(0) for a in authors)
+
+
+_AFFILIATION_MARKS = re.compile(r"[\d*†‡§¶]+|(?<=,)[a-z](?=[\s,])")
+_COMMAS = re.compile(r"\s*,[\s,]*")  # what is left between marks: 1,2,4, -> ,,, -> ,
+_NEXT_PERSON = re.compile(r"\s*(?:,|&|\band\b)\s*([A-Z][\w'-]+)(?:\s+[A-Z][\w.'-]*)+")
+_NOT_PERSONS = frozenset({"department", "university", "institute", "school", "faculty", "center", "centre",
+                          "laboratory", "college", "hospital", "division", "graduate"})
 
 
 def _bibtex_form(raw: str) -> bool:

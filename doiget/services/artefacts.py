@@ -13,7 +13,7 @@ from doiget.fulltext import index as fulltext_index
 from doiget.fulltext.document import Document
 from doiget.fulltext.jatsmeta import read_jats_article
 from doiget.fulltext.pdf import PdfSniff, sniff_pdf
-from doiget.models import Work
+from doiget.models import ET_AL, Work
 from doiget.net.base import Download, looks_like_pdf
 from doiget.net.resolve import resolve as resolve_work
 from doiget.refs import Ref
@@ -132,8 +132,8 @@ def _pdf_work(lib: Session, refs: list, sniff: PdfSniff, file_name: str | None) 
     if not refs and not title:
         raise DoigetError(ErrorCode.INVALID_INPUT, "the PDF has no DOI, arXiv id or title; pass ref= to say "
                           "which paper it is")
-    return Work(**{r.kind: r.id for r in refs}, title=title, sources=["pdf"],
-                authors=sniff.authors), False
+    return Work(**{r.kind: r.id for r in refs}, title=title, sources=["pdf"], authors=sniff.authors,
+                extra={ET_AL: ["author"]} if sniff.more_authors else {}), False
 
 
 def add_jats(lib: Session, xml: bytes | str | os.PathLike[str], ref: RefLike | None = None) -> dict[str, Any]:
