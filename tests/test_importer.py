@@ -207,6 +207,13 @@ def test_one_bad_csl_item_does_not_stop_the_rest():
     ("just some words", "auto", "not a bibliography"),
     ("@article{x, title={never closed}", "bibtex", "line 1"),
     ('"a string"', "csl-json", "array"),
+    # Formats doiget does not read say so and what to export instead (an EndNote XML note's e-mail
+    # address made the file "BibTeX", which then held no entry).
+    ('<?xml version="1.0"?><xml><records><record><ref-type name="Journal Article">17</ref-type>'
+     "<notes>ask a@b.org</notes></record></records></xml>", "auto", "EndNote XML is not a format doiget reads"),
+    ("%0 Journal Article\n%A Smith, J.\n%T A title\n%D 2020\n", "auto", "export as RIS instead"),
+    ('<rdf:RDF xmlns:z="http://www.zotero.org/namespaces/export#"></rdf:RDF>', "auto", "Zotero RDF"),
+    ("<html><body>refs: a@b.org</body></html>", "auto", "not a bibliography"),
 ])
 def test_malformed_input_is_invalid_input_with_location(text, format, where):
     with pytest.raises(DoigetError) as error:

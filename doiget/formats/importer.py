@@ -72,13 +72,27 @@ def _parse(text: str, format: Format) -> Iterator[ImportRecord]:
                       "bibtex or ris")
 
 
+# Bibliography formats doiget does not read, how to tell them, and what to export instead.
+_UNREAD = (
+    ("<records>", "EndNote XML", "in EndNote, export with the output style 'RefMan (RIS) Export' instead"),
+    ("zotero.org/namespaces", "Zotero RDF", "in Zotero, export as CSL JSON, BibTeX or RIS instead"),
+    ("<modsCollection", "MODS XML", "export as CSL-JSON, BibTeX or RIS instead"),
+    ("%0 ", "EndNote or Refer tagged text (.enw)", "in EndNote, export as RIS instead"),
+)
+
+
 def _detect(text: str) -> Format:
     head = text.lstrip("\ufeff \t\r\n")[:1]
     if head in ("[", "{"):
         return "csl-json"
     if _RIS_START.search(text.lstrip("\ufeff")[:4096]):
         return "ris"
-    if "@" in text:
+    if head in ("<", "%"):
+        start = text[:4096]
+        for marker, name, instead in _UNREAD:
+            if marker in start:
+                raise DoigetError(ErrorCode.INVALID_INPUT, f"{name} is not a format doiget reads: {instead}")
+    if "@" in text and head != "<":
         return "bibtex"
     raise DoigetError(ErrorCode.INVALID_INPUT, "not a bibliography: expected CSL-JSON (starting with '['), "
                       "BibTeX (with @type{key, ...} entries) or RIS (TY  - lines)")
