@@ -4,7 +4,9 @@ A line ending ``popula-`` followed by ``tion`` is joined to ``population``; a li
 ``population-`` followed by ``based`` keeps its hyphen (``population-based``). The document decides:
 its own vocabulary (every word it prints whole, and every hyphenated compound it prints inside a
 line) says which reading exists. When it knows neither, a hyphen between two words it does know
-stays (a compound), anything else is joined (a word split at a syllable).
+stays (a compound), anything else is joined (a word split at a syllable). Before a capital or a digit
+(``COVID-`` ``19``, ``SciB-`` ``ERT``) the hyphen stays, joined without a space, unless the document
+prints the two parts as one word.
 """
 from __future__ import annotations
 
@@ -74,6 +76,14 @@ class Vocabulary:
         return keep
 
 
+    def prints_whole(self, left: str, right: str) -> bool:
+        """Whether the document prints ``left`` (without its line-end hyphen) and ``right`` as one word
+        (``SciB-`` ``ERT``: SciBERT); a break before a capital or a digit is otherwise a real hyphen."""
+        head = _HEAD.match(right)
+        tail = _TAIL_REVERSED.match(left[-MAX_COMPOUND_CHARS:][::-1])
+        return head is not None and tail is not None and (tail.group(1)[::-1] + head.group(0)).lower() in self.words
+
+
 def _word_parts(text: str) -> tuple[set[str], list[str]]:
     """The words and compounds of ``text``: the tokens that are all letters once their punctuation is
     stripped (one word each, no hyphen), and what the pattern reads in the other tokens (it costs 40 ns a
@@ -99,6 +109,8 @@ def join_lines(lines: list[str], vocab: Vocabulary | None = None) -> str:
             out = out[:-1] + line
         elif len(out) > 1 and out[-2].isalpha() and line[:1].islower():  # out ends with a hyphen
             out = out + line if vocab is not None and vocab.keeps_hyphen(out, line) else out[:-1] + line
+        elif len(out) > 1 and out[-2].isalnum() and line[:1].isalnum():  # ``COVID-`` ``19``, ``SciB-`` ``ERT``
+            out = out[:-1] + line if vocab is not None and vocab.prints_whole(out, line) else out + line
         else:
             out = f"{out} {line}"
     return out.replace(SOFT_HYPHEN, "")

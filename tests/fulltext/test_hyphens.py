@@ -55,6 +55,8 @@ def _join_plainly(lines, vocab):
             out = out[:-1] + line
         elif out.endswith(hyphens.HYPHENS) and len(out) > 1 and out[-2].isalpha() and line[:1].islower():
             out = out + line if vocab.keeps_hyphen(out, line) else out[:-1] + line
+        elif out.endswith(hyphens.HYPHENS) and len(out) > 1 and out[-2].isalnum() and line[:1].isalnum():
+            out = out[:-1] + line if vocab.prints_whole(out, line) else out + line
         else:
             out = f"{out} {line}" if out else line
     return out.replace(hyphens.SOFT_HYPHEN, "")
@@ -68,3 +70,13 @@ def test_join_equals_the_plain_line_by_line_join(lines):
         return Vocabulary(words={"a", "aa", "ab", "b"}, compounds={"a-b"})
 
     assert hyphens.join_lines(lines, vocab()) == _join_plainly(lines, vocab())
+
+
+def test_a_break_before_a_capital_or_a_digit_keeps_its_hyphen_without_a_space():
+    """Real line ends of SPECTER (ACL 2020), Nat Commun and BMC papers: before, each became "X- Y"."""
+    vocab = Vocabulary.of(["SciBERT and SCIDOCS are used by GraphSAGE", "as in EF-1A"])
+    assert hyphens.join_lines(["fine-tuned SciB-", "ERT on SCI-", "DOCS"], vocab) == "fine-tuned SciBERT on SCIDOCS"
+    assert hyphens.join_lines(["the elongation factor EF-", "1A binds", "COVID-", "19 and CRISPR-", "Cas9"],
+                              vocab) == "the elongation factor EF-1A binds COVID-19 and CRISPR-Cas9"
+    assert hyphens.join_lines(["doi:10.1038/s41586-", "018-0337-2."], vocab) == "doi:10.1038/s41586-018-0337-2."
+    assert hyphens.join_lines(["a dash -", "Then"], vocab) == "a dash - Then"  # not a word's hyphen
