@@ -235,7 +235,8 @@ def register(command: Command) -> None:
     p.add_argument("--overwrite", action="store_true",
                    help="replace fields the library already has (default: fill empty fields, report conflicts)")
     p.add_argument("--attach-files", action="store_true",
-                   help="store the PDFs named by the records' file fields when those files exist")
+                   help="store the PDFs named by the records' file fields (Zotero, Mendeley, JabRef); "
+                        "those not found are listed and make the exit status 3")
     p.add_argument("--tag", dest="tags", action="append", default=[], help="tag every imported entry (repeatable)")
     p.add_argument("--fetch", action="store_true",
                    help="then fetch the open-access copies of the imported papers that have an identifier")
