@@ -8,6 +8,7 @@ from sqlalchemy import Connection, text
 from doiget.errors import DoigetError, ErrorCode
 from doiget.formats.keys import citation_key, unique_key
 from doiget.models import Work
+from doiget.store.store import like_literal
 
 # What BibTeX and biber accept in a key: no spaces, braces, commas, quotes, '#', '%', '=' or '\'.
 VALID_KEY = re.compile(r"^[^\s{}(),\"'#%=\\~]{1,200}$")
@@ -23,7 +24,7 @@ def new_key(conn: Connection, work: Work) -> str:
     a suffix (a, b, ...) when that is taken."""
     base = work.citekey if work.citekey and VALID_KEY.match(work.citekey) else citation_key(work)
     like = conn.execute(text("SELECT citekey FROM entries WHERE citekey LIKE :p ESCAPE '\\'"),
-                        {"p": base.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"})
+                        {"p": like_literal(base) + "%"})
     return unique_key(base, {key.lower() for (key,) in like})
 
 

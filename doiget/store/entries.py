@@ -14,7 +14,7 @@ from doiget.refs import CITEKEY, Ref
 from doiget.store import citekeys
 from doiget.store import updates as update_store
 from doiget.store.names import author_key, read_names, replace_names, write_names  # noqa: F401 - author_key re-exported
-from doiget.store.store import now
+from doiget.store.store import like_literal, now
 
 SCALAR_FIELDS = ("title", "abstract", "venue", "year", "published", "type", "publisher", "volume", "issue",
                  "pages", "url", "license", "language", "oa_status", "oa_url", "cited_by_count")
@@ -28,9 +28,10 @@ def find_id(conn: Connection, ref: Ref) -> int | None:
     keeps it as an alias (biblatex ``ids``: the key of a record merged into it)."""
     found = conn.execute(text(f"SELECT id FROM entries WHERE {ref.kind} = :v"), {"v": ref.id}).scalar()
     if found is None and ref.kind == CITEKEY:
-        aliased = conn.execute(text(
-            "SELECT id, json_extract(extra, '$.bibtex.ids') FROM entries "
-            "WHERE instr(lower(json_extract(extra, '$.bibtex.ids')), lower(:v))"), {"v": ref.id})
+        aliased = conn.execute(text(  # LIKE first: a byte scan, where json_extract parses every row's JSON
+            "SELECT id, json_extract(extra, '$.bibtex.ids') FROM entries WHERE extra LIKE :like ESCAPE '\\' "
+            "AND instr(lower(json_extract(extra, '$.bibtex.ids')), lower(:v))"),
+            {"v": ref.id, "like": f"%{like_literal(ref.id)}%"})
         found = next((entry_id for entry_id, ids in aliased
                       if ref.id.lower() in (k.lower() for k in key_aliases({"bibtex": {"ids": ids}}))), None)
     return found

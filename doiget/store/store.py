@@ -21,6 +21,11 @@ if TYPE_CHECKING:
 DB_NAME = "library.sqlite3"
 
 
+def like_literal(text: str) -> str:
+    """``text`` escaped for a LIKE pattern with ``ESCAPE '\\'``: its ``%`` and ``_`` match only themselves."""
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
 def now() -> str:
     """The current UTC time as ISO 8601 with milliseconds (sorts as text)."""
     return datetime.now(UTC).isoformat(timespec="milliseconds")
