@@ -15,6 +15,7 @@ the document's own vocabulary says the word was split, kept where it says the wo
 """
 from __future__ import annotations
 
+import re
 from bisect import bisect_left
 from collections import Counter
 from typing import TYPE_CHECKING
@@ -430,9 +431,9 @@ def _demote_front_matter(blocks: list[_Block], kinds: list[str | None], largest:
                          meta_title: str | None) -> None:
     """Page 1 before its first prose: headings above the title are masthead text (journal name, article type,
     "View Article Online"); below it, an unnumbered heading set in from the left edge (centred, as title pages
-    set them) and not followed by prose is an author, an address or a date. The title is the first heading
-    there set in the document's ``largest`` heading size, or the one the PDF's own title agrees with (a
-    journal's name can be set larger than the title)."""
+    set them) and not followed by prose is an author, an address or a date, unless it names a section
+    ("Abstract"). The title is the first heading there set in the document's ``largest`` heading size, or
+    the one the PDF's own title agrees with (a journal's name can be set larger than the title)."""
     end = next((i for i, block in enumerate(blocks) if kinds[i] is None and _is_prose(block)), len(blocks))
     groups = [(start, stop, kind) for start, stop, kind in _merge_headings(blocks[:end], kinds[:end])
               if kind is not None]
@@ -448,8 +449,13 @@ def _demote_front_matter(blocks: list[_Block], kinds: list[str | None], largest:
         head = blocks[start]
         if (start >= title_stop and stop < len(blocks) and not _is_prose(blocks[stop])
                 and head.bbox[0] > left + FLUSH_TOLERANCE * head.size
-                and not pdflayout.numbering_depth(" ".join(head.rows))):
+                and not pdflayout.numbering_depth(" ".join(head.rows))
+                and not _SECTION_NAME.fullmatch(" ".join(head.rows).strip())):
             kinds[start:stop] = [None] * (stop - start)
+
+
+# What a title page centres that is a section, not an author, address or date (LaTeX centres "Abstract").
+_SECTION_NAME = re.compile(r"(?i)abstract|summary|r[ée]sum[ée]|zusammenfassung|introduction|keywords|contents")
 
 
 def _agrees(blocks: list[_Block], title: str) -> bool:

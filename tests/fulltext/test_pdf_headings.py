@@ -47,6 +47,22 @@ def test_title_page_authors_addresses_and_date_are_not_headings():
     assert headings == ["# Soil Respiration under Drought", "### Abstract", "## 1 Introduction"]
 
 
+def test_a_centred_abstract_heading_over_short_lines_stays_a_heading():
+    # TeX Live's ijqc/xampl.pdf: the abstract set a line per block reads as no prose, and "Abstract", centred
+    # like an author's name above it, was taken for front matter
+    doc = pymupdf.open()
+    page = doc.new_page()
+    _centred(page, 120, "Soil Respiration under Drought", 17)
+    _centred(page, 160, "Ada Marsh", 12)
+    _centred(page, 200, "Abstract", 12, "hebo")
+    for i, line in enumerate(["We measured it.", "It fell.", "Then it rose."]):
+        page.insert_text((LEFT, 230 + 40 * i), line, fontsize=10)
+    page.insert_text((LEFT, 380), "1 Introduction", fontsize=14, fontname="hebo")
+    write_lines(page, LEFT, 400, body_lines("intro", 20))
+    assert "Abstract" in [h.lstrip("# ") for h in _headings(doc.tobytes())]
+    assert "Ada Marsh" not in [h.lstrip("# ") for h in _headings(doc.tobytes())]
+
+
 def test_masthead_above_the_title_is_not_a_heading():
     # a journal's name set larger than the title, and an article-type banner in the title's size; the PDF's
     # own title says which large text is the title
