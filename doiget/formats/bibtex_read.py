@@ -213,8 +213,9 @@ def _date(fields: dict[str, str]) -> tuple[int | None, str | None, dict[str, str
 
 
 def _csl_date(value: str) -> dict[str, Any]:
-    parts, end = leading_date(value.strip())
-    return {"date-parts": [parts]} if parts and end == len(value.strip()) else {"raw": value.strip()}
+    value = value.strip()
+    parts, end = leading_date(value)
+    return {"date-parts": [parts]} if parts and end == len(value) else {"raw": value}
 
 
 def bib_record(key: str | None, kind: str, fields: dict[str, str], problems: list[str]) -> ImportRecord:

@@ -64,8 +64,6 @@ def _without_bom(pieces: Iterable[str]) -> Iterator[str]:
     yield from pieces
 
 
-
-
 def _issued(issued: Any) -> tuple[int | None, str | None, bool]:
     """(year, ISO date, whether the date object says more than these two keep)."""
     if not isinstance(issued, dict):

@@ -61,10 +61,11 @@ def _record(work: Work) -> list[tuple[str, str | None]]:
     lines += [("AU", ris_name(a)) for a in work.authors]
     lines += [(tag, ris_name(a)) for tag, role in RIS_NAME_ROLES.items() for a in work.contributors.get(role, [])]
     kept = _kept(extra.get("ris") or {})  # tags read from a RIS file and kept as written
+    kept_tags = {tag for tag, _ in kept}
     lines += [("TI", work.title), ("T2", work.venue)]
-    if work.year and "PY" not in dict(kept):
+    if work.year and "PY" not in kept_tags:
         lines.append(("PY", str(work.year)))
-    if work.published and "-" in work.published and "DA" not in dict(kept):
+    if work.published and "-" in work.published and "DA" not in kept_tags:
         lines.append(("DA", _date({"date-parts": [work.published.split("-")]})))
     lines += [("VL", work.volume), ("IS", work.issue)]
     if work.pages:

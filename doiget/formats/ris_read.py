@@ -122,14 +122,9 @@ def _date(entry: dict[str, Any]) -> tuple[int | None, str | None, set[str]]:
     2008/03/01/``)."""
     dates = {name: _date_parts(clean(entry.get(name))) for name in ("publication_year", "year", "date")}
     first = next((parts for parts, _ in dates.values() if parts), None)
-    if first is None:
-        for name in dates:
-            year = YEAR.search(clean(entry.get(name)) or "")
-            if year and year.group(0) == clean(entry.get(name)):
-                return int(year.group(1)), None, {name}
-            if year:
-                return int(year.group(1)), None, set()
-        return None, None, set()
+    if first is None:  # no tag starts with a year: the first year in one, its tag kept as written
+        year = next((y for name in dates if (y := YEAR.search(clean(entry.get(name)) or ""))), None)
+        return (int(year.group(1)) if year else None), None, set()
     same = {name: parts for name, (parts, _) in dates.items() if parts and parts[0] == first[0]}
     return first[0], iso_date(max(same.values(), key=len)), {name for name in same if dates[name][1]}
 

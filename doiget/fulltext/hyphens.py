@@ -57,12 +57,10 @@ class Vocabulary:
 
     def keeps_hyphen(self, left: str, right: str) -> bool:
         """Whether ``left-`` at a line end and ``right`` on the next line form a hyphenated compound."""
-        head = _HEAD.match(right)
-        tail = _TAIL_REVERSED.match(left[-MAX_COMPOUND_CHARS:][::-1])
-        if head is None or tail is None:
+        parts = _parts(left, right)
+        if parts is None:
             return True  # ``x-`` before a number or a symbol: a real hyphen (``COVID-`` ``19``)
-        before = tail.group(2)[::-1].lower().replace("\u2010", "-")
-        a, b = tail.group(1)[::-1].lower(), head.group(0).lower()
+        before, a, b = parts
         if f"{a}-{b}" in self.compounds or (before and f"{before}{a}-{b}" in self.compounds):
             keep = True
         elif a + b in self.words:
@@ -75,13 +73,22 @@ class Vocabulary:
             self.joined += 1
         return keep
 
-
     def prints_whole(self, left: str, right: str) -> bool:
         """Whether the document prints ``left`` (without its line-end hyphen) and ``right`` as one word
         (``SciB-`` ``ERT``: SciBERT); a break before a capital or a digit is otherwise a real hyphen."""
-        head = _HEAD.match(right)
-        tail = _TAIL_REVERSED.match(left[-MAX_COMPOUND_CHARS:][::-1])
-        return head is not None and tail is not None and (tail.group(1)[::-1] + head.group(0)).lower() in self.words
+        parts = _parts(left, right)
+        return parts is not None and parts[1] + parts[2] in self.words
+
+
+def _parts(left: str, right: str) -> tuple[str, str, str] | None:
+    """Lower-cased, the compound's parts before the line-end hyphen's word (``state-of-the-``: ``state-of-``),
+    that word and the next line's first word; None when either side starts with no letter."""
+    head = _HEAD.match(right)
+    tail = _TAIL_REVERSED.match(left[-MAX_COMPOUND_CHARS:][::-1])
+    if head is None or tail is None:
+        return None
+    return (tail.group(2)[::-1].lower().replace("\u2010", "-"), tail.group(1)[::-1].lower(),
+            head.group(0).lower())
 
 
 def _word_parts(text: str) -> tuple[set[str], list[str]]:

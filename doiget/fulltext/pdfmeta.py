@@ -258,15 +258,15 @@ def info_authors(raw: str, page_text: str) -> list[Author]:
     raw = clean_inline(_NOT_A_NAME.sub(" ", raw))
     if not raw:
         return []
-    if _bibtex_form(raw):
-        return [bibtex_author(name, str)[0] for name in split_names(raw)]
+    names = split_names(raw)
+    if _bibtex_form(raw, names):
+        return [bibtex_author(name, str)[0] for name in names]
     printed = _letters(page_text)
     names = raw.split(";") if ";" in raw else _LIST_SEPARATOR.split(raw)
     return [_as_printed(name.split(), printed) for name in names if name.strip()]
 
 
 _NOT_A_NAME = re.compile(r"\([^)]*\)|<[^>]*>|\S+@\S+")
-_AND = re.compile(r"\s+and\s+", re.I)
 _LIST_SEPARATOR = re.compile(r"\s*,\s*(?:and\s+)?|\s+(?:and|with)\s+", re.I)
 _MIN_SWAP_LETTERS = 6  # shorter names are too likely to be found in other words' letters
 
@@ -275,10 +275,11 @@ def names_follow(authors: list[Author], page_text: str) -> bool:
     """Whether the page prints another person right after the last of ``authors`` (``Zhongyi Lu1,2,4, Runyue
     Xia``, ``Sandrine Legault,a Derek P. Fraser-Halberg``): many journals' PDFs name only the first author
     in their info dictionary, and a list read from it alone would make that author the only one."""
-    at = page_text.find(authors[-1].name) if authors else -1
+    last = authors[-1].name if authors else ""
+    at = page_text.find(last) if last else -1
     if at < 0:
         return False
-    after = _AFFILIATION_MARKS.sub("", page_text[at + len(authors[-1].name):at + len(authors[-1].name) + 60])
+    after = _AFFILIATION_MARKS.sub("", page_text[at + len(last):at + len(last) + 60])
     person = _NEXT_PERSON.match(_COMMAS.sub(",", after))
     return bool(person) and person.group(1).lower() not in _NOT_PERSONS and not any(
         a.family and a.family in person.group(0) for a in authors)
@@ -291,12 +292,11 @@ _NOT_PERSONS = frozenset({"department", "university", "institute", "school", "fa
                           "laboratory", "college", "hospital", "division", "graduate"})
 
 
-def _bibtex_form(raw: str) -> bool:
-    """``Family, Given and Family, Given`` (every name one comma) or one ``Family, Given``; not a list
-    like ``A, B and C``."""
+def _bibtex_form(raw: str, names: list[str]) -> bool:
+    """Whether ``raw``, cut at its ``and`` s into ``names``, is ``Family, Given and Family, Given`` (every name
+    one comma) or one ``Family, Given``; not a list like ``A, B and C``."""
     if ";" in raw:
         return False
-    names = _AND.split(raw)
     commas = {name.count(",") for name in names}
     if len(names) > 1:
         return commas == {1} or commas == {0}

@@ -28,12 +28,10 @@ def find_id(conn: Connection, ref: Ref) -> int | None:
     keeps it as an alias (biblatex ``ids``: the key of a record merged into it)."""
     found = conn.execute(text(f"SELECT id FROM entries WHERE {ref.kind} = :v"), {"v": ref.id}).scalar()
     if found is None and ref.kind == CITEKEY:
-        aliased = conn.execute(text(  # LIKE first: a byte scan, where json_extract parses every row's JSON
-            "SELECT id, json_extract(extra, '$.bibtex.ids') FROM entries WHERE extra LIKE :like ESCAPE '\\' "
-            "AND instr(lower(json_extract(extra, '$.bibtex.ids')), lower(:v))"),
-            {"v": ref.id, "like": f"%{like_literal(ref.id)}%"})
-        found = next((entry_id for entry_id, ids in aliased
-                      if ref.id.lower() in (k.lower() for k in key_aliases({"bibtex": {"ids": ids}}))), None)
+        holders = conn.execute(text("SELECT id, extra FROM entries WHERE extra LIKE :like ESCAPE '\\'"),
+                               {"like": f"%{like_literal(ref.id)}%"})  # a byte scan; only these parse their JSON
+        found = next((entry_id for entry_id, extra in holders
+                      if ref.id.lower() in (k.lower() for k in key_aliases(load_extra(extra)))), None)
     return found
 
 
