@@ -87,7 +87,8 @@ def test_text_page_is_pymupdfs(name):
             assert pdfpage._write(writer, mine, arg) == pdfpage._write(writer, pymupdfs, arg)
 
 
-WRITERS = ((pymupdf.mupdf.ll_fz_print_stext_page_as_json, pdfpage.SCALE), (pymupdf.mupdf.ll_fz_print_stext_page_as_html, 0))
+WRITERS = ((pymupdf.mupdf.ll_fz_print_stext_page_as_json, pdfpage.SCALE),
+           (pymupdf.mupdf.ll_fz_print_stext_page_as_html, 0))
 
 
 @pytest.mark.parametrize("name", [p.name for p in sorted(PAPERS.glob("*.pdf"))])
