@@ -13,17 +13,17 @@ from typing import Any
 
 from doiget import safejson
 from doiget.errors import DoigetError, ErrorCode
-from doiget.formats.fields import CSL_DATE_VARIABLES, CSL_NAME_VARIABLES
+from doiget.formats.fields import BIB_NAME_OF_ROLE, CSL_DATE_VARIABLES, CSL_NAME_VARIABLES
 from doiget.formats.names import csl_author
-from doiget.formats.record import (YEAR, ImportRecord, calendar_parts, clean, find_ids, iso_date, keywords,
+from doiget.formats.record import (YEAR, ImportRecord, calendar_parts, clean, clean_lines, find_ids, iso_date, keywords,
                                    leading_date, make_record, pages)
-from doiget.models import Author, Work
+from doiget.models import ET_AL, Author, Work
 
 _HTML_TAG = re.compile(r"</?(?:i|b|em|strong|sup|sub|sc|span)(?:\s[^>]*)?>", re.I)
 _COLUMNS = {"type": "type", "publisher": "publisher", "volume": "volume", "issue": "issue", "URL": "url",
-            "abstract": "abstract", "language": "language"}  # plain text columns
+            "language": "language"}  # plain text columns
 _RICH = (("title", "title"), ("container-title", "venue"))  # text columns that may carry markup
-_HANDLED = frozenset({*_COLUMNS, *dict(_RICH), "page", "id", "citation-key", "DOI", "PMID", "PMCID", "issued",
+_HANDLED = frozenset({*_COLUMNS, *dict(_RICH), "abstract", "page", "id", "citation-key", "DOI", "PMID", "PMCID", "issued",
                       "keyword", "custom", *CSL_NAME_VARIABLES})
 _ROLES = CSL_NAME_VARIABLES - {"author"}
 _UNSEEN = object()
@@ -31,6 +31,7 @@ _KEY = re.compile(r"^[^\s,{}#%\"'()=\\~]+$")
 _INT = {int}
 _STORABLE = range(-2**63, 2**63)  # what the year column (an SQLite INTEGER) holds
 _FREE_TEXT = ("URL", "number", "note", "archive_location")  # where identifiers are looked for
+_OTHERS = frozenset({"others", "et al.", "et al"})  # a last name so spelled: BibTeX's "and others"
 
 
 def parse_csl(text: str) -> list[ImportRecord]:
@@ -110,11 +111,14 @@ def _rich_text(value: Any) -> tuple[str | None, str | None]:
 
 
 def _people(value: Any, names: dict[tuple, Author | None]) -> list[Author]:
-    """The names of one role; ``names`` caches them per distinct name object (the records of one file
-    share the Author of a name they spell identically; Authors are never changed in place)."""
+    """The names of one role, without a closing "others" (:func:`closing_others`); ``names`` caches them
+    per distinct name object (the records of one file share the Author of a name they spell identically;
+    Authors are never changed in place)."""
     if not isinstance(value, list):
         return []
     people = []
+    if closing_others(value):
+        value = value[:-1]
     for name in value:
         try:
             key = tuple(name.items()) if isinstance(name, dict) else None
@@ -126,6 +130,13 @@ def _people(value: Any, names: dict[tuple, Author | None]) -> list[Author]:
         if author:
             people.append(author)
     return people
+
+
+def closing_others(value: Any) -> bool:
+    """Whether a name list ends in ``{"literal": "others"}``: pandoc's (and citeproc's) spelling of
+    BibTeX's "and others" (et al.), which is no person."""
+    last = value[-1] if type(value) is list and value else None
+    return isinstance(last, dict) and len(last) == 1 and str(last.get("literal", "")).strip().lower() in _OTHERS
 
 
 def csl_record(index: int, item: Any, names: dict[tuple, Author | None] | None = None) -> ImportRecord:
@@ -166,7 +177,11 @@ def csl_record(index: int, item: Any, names: dict[tuple, Author | None] | None =
         if fields[column] != text and isinstance(get(name), str):
             extra[f"{name}-rich"] = item[name]
     roles = _ROLES.intersection(item)
-    fields.update(pages=pages(get("page")), authors=_people(get("author"), names), year=year, published=published,
+    others = [BIB_NAME_OF_ROLE.get(role, role) for role in ("author", *sorted(roles))
+              if closing_others(item.get(role))]
+    if others:
+        extra[ET_AL] = others
+    fields.update(abstract=clean_lines(get("abstract")), pages=pages(get("page")), authors=_people(get("author"), names), year=year, published=published,
                   contributors={role: people for role in sorted(roles) if (people := _people(item[role], names))}
                   if roles else {}, citekey=key, extra=extra)
     return make_record(key, fields, ids, keywords(get("keyword")), problems + id_problems, inferred, typed=True)

@@ -40,6 +40,7 @@ BOOKTITLE_TYPES = frozenset({"inproceedings", "conference", "incollection", "inb
 # BibTeX name field -> CSL name variable ("author" is Work.authors; the rest Work.contributors).
 BIB_NAME_FIELDS = {"author": "author", "editor": "editor", "translator": "translator",
                    "bookauthor": "container-author", "origauthor": "original-author"}
+BIB_NAME_OF_ROLE = {role: name for name, role in BIB_NAME_FIELDS.items()}
 CSL_NAME_VARIABLES = frozenset(
     "author chair collection-editor compiler composer container-author contributor curator director editor "
     "editorial-director executive-producer guest host illustrator interviewer narrator organizer "
@@ -100,5 +101,5 @@ BABEL_LANGUAGES = {
     "romanian": "ro", "estonian": "et", "latvian": "lv", "lithuanian": "lt", "hebrew": "he", "arabic": "ar",
     "chinese": "zh", "japanese": "ja", "korean": "ko", "hindi": "hi", "irish": "ga", "welsh": "cy", "basque": "eu",
 }
-MONTHS = {name: index for index, name in enumerate(
-    "jan feb mar apr may jun jul aug sep oct nov dec".split(), start=1)}
+MONTH_MACROS = tuple("jan feb mar apr may jun jul aug sep oct nov dec".split())  # BibTeX's month macros
+MONTHS = {name: index for index, name in enumerate(MONTH_MACROS, start=1)}
