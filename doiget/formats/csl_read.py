@@ -15,15 +15,15 @@ from doiget import safejson
 from doiget.errors import DoigetError, ErrorCode
 from doiget.formats.fields import BIB_NAME_OF_ROLE, CSL_DATE_VARIABLES, CSL_NAME_VARIABLES
 from doiget.formats.names import csl_author
-from doiget.formats.record import (YEAR, ImportRecord, calendar_parts, clean, find_ids, iso_date, keywords,
+from doiget.formats.record import (YEAR, ImportRecord, calendar_parts, clean, clean_lines, find_ids, iso_date, keywords,
                                    leading_date, make_record, pages)
 from doiget.models import ET_AL, Author, Work
 
 _HTML_TAG = re.compile(r"</?(?:i|b|em|strong|sup|sub|sc|span)(?:\s[^>]*)?>", re.I)
 _COLUMNS = {"type": "type", "publisher": "publisher", "volume": "volume", "issue": "issue", "URL": "url",
-            "abstract": "abstract", "language": "language"}  # plain text columns
+            "language": "language"}  # plain text columns
 _RICH = (("title", "title"), ("container-title", "venue"))  # text columns that may carry markup
-_HANDLED = frozenset({*_COLUMNS, *dict(_RICH), "page", "id", "citation-key", "DOI", "PMID", "PMCID", "issued",
+_HANDLED = frozenset({*_COLUMNS, *dict(_RICH), "abstract", "page", "id", "citation-key", "DOI", "PMID", "PMCID", "issued",
                       "keyword", "custom", *CSL_NAME_VARIABLES})
 _ROLES = CSL_NAME_VARIABLES - {"author"}
 _UNSEEN = object()
@@ -181,7 +181,7 @@ def csl_record(index: int, item: Any, names: dict[tuple, Author | None] | None =
               if closing_others(item.get(role))]
     if others:
         extra[ET_AL] = others
-    fields.update(pages=pages(get("page")), authors=_people(get("author"), names), year=year, published=published,
+    fields.update(abstract=clean_lines(get("abstract")), pages=pages(get("page")), authors=_people(get("author"), names), year=year, published=published,
                   contributors={role: people for role in sorted(roles) if (people := _people(item[role], names))}
                   if roles else {}, citekey=key, extra=extra)
     return make_record(key, fields, ids, keywords(get("keyword")), problems + id_problems, inferred, typed=True)
