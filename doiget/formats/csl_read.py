@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from doiget import safejson
@@ -20,11 +20,13 @@ from doiget.formats.record import (YEAR, ImportRecord, calendar_parts, clean, fi
 from doiget.models import Author, Work
 
 _HTML_TAG = re.compile(r"</?(?:i|b|em|strong|sup|sub|sc|span)(?:\s[^>]*)?>", re.I)
-_COLUMNS = {"type": "type", "publisher": "publisher", "volume": "volume", "issue": "issue", "URL": "url",
-            "abstract": "abstract", "language": "language"}  # plain text columns
-_RICH = (("title", "title"), ("container-title", "venue"))  # text columns that may carry markup
-_HANDLED = frozenset({*_COLUMNS, *dict(_RICH), "page", "id", "citation-key", "DOI", "PMID", "PMCID", "issued",
-                      "keyword", "custom", *CSL_NAME_VARIABLES})
+# plain text columns: those whose values many records of a file repeat, then those read once per record
+_SHARED_COLUMNS = (("type", "type"), ("publisher", "publisher"), ("volume", "volume"), ("issue", "issue"),
+                   ("language", "language"))
+_COLUMNS = (("URL", "url"), ("abstract", "abstract"))
+_RICH = (("title", "title", False), ("container-title", "venue", True))  # text columns that may carry markup
+_HANDLED = frozenset({*dict(_SHARED_COLUMNS), *dict(_COLUMNS), "title", "container-title", "page", "id",
+                      "citation-key", "DOI", "PMID", "PMCID", "issued", "keyword", "custom", *CSL_NAME_VARIABLES})
 _ROLES = CSL_NAME_VARIABLES - {"author"}
 _UNSEEN = object()
 _KEY = re.compile(r"^[^\s,{}#%\"'()=\\~]+$")
@@ -53,9 +55,9 @@ def iter_csl(text: str | Iterable[str]) -> Iterator[ImportRecord]:
             data = data.get("items", [data])
         if not isinstance(data, list):
             raise DoigetError(ErrorCode.INVALID_INPUT, "CSL-JSON must be an array of items")
-    names: dict[tuple, Author | None] = {}
+    memo = Memo()
     for index, item in enumerate(data):
-        yield csl_record(index, item, names)
+        yield csl_record(index, item, memo)
 
 
 def _without_bom(pieces: Iterable[str]) -> Iterator[str]:
@@ -109,9 +111,32 @@ def _rich_text(value: Any) -> tuple[str | None, str | None]:
     return text, html.unescape(plain) if "&" in plain else plain
 
 
+class Memo:
+    """What the records of one file share, each worked out once: the Author of each distinct name object
+    (the records share it; Authors are never changed in place), the text of each distinct string of the
+    columns many records repeat (type, volume, issue, publisher, language, venue)."""
+
+    __slots__ = ("names", "texts", "rich")
+
+    def __init__(self) -> None:
+        self.names: dict[tuple, Author | None] = {}
+        self.texts: dict[str, str | None] = {}  # clean()
+        self.rich: dict[str, tuple[str | None, str | None]] = {}  # _rich_text()
+
+
+def _once(value: Any, done: dict[str, Any], read: Callable[[Any], Any]) -> Any:
+    """``read(value)``, worked out once per distinct string (other values each time: 1, 1.0 and True are
+    one dictionary key but three texts)."""
+    if type(value) is not str:
+        return read(value)
+    out = done.get(value, _UNSEEN)
+    if out is _UNSEEN:
+        out = done[value] = read(value)
+    return out
+
+
 def _people(value: Any, names: dict[tuple, Author | None]) -> list[Author]:
-    """The names of one role; ``names`` caches them per distinct name object (the records of one file
-    share the Author of a name they spell identically; Authors are never changed in place)."""
+    """The names of one role, each distinct name object's Author made once (see :class:`Memo`)."""
     if not isinstance(value, list):
         return []
     people = []
@@ -128,9 +153,9 @@ def _people(value: Any, names: dict[tuple, Author | None]) -> list[Author]:
     return people
 
 
-def csl_record(index: int, item: Any, names: dict[tuple, Author | None] | None = None) -> ImportRecord:
-    """One CSL-JSON item as an :class:`ImportRecord` (``names``: see :func:`_people`)."""
-    names = {} if names is None else names
+def csl_record(index: int, item: Any, memo: Memo | None = None) -> ImportRecord:
+    """One CSL-JSON item as an :class:`ImportRecord` (``memo``: what the file's earlier records worked out)."""
+    memo = Memo() if memo is None else memo
     if not isinstance(item, dict):
         return ImportRecord(work=Work(), problems=[f"item {index} is not a JSON object"])
     get = item.get
@@ -159,13 +184,19 @@ def csl_record(index: int, item: Any, names: dict[tuple, Author | None] | None =
     if extra:
         for name in CSL_DATE_VARIABLES.intersection(extra):
             extra[name] = _date(extra[name])
-    fields: dict[str, Any] = {column: clean(value) for name, column in _COLUMNS.items()
+    texts = memo.texts
+    fields: dict[str, Any] = {column: _once(value, texts, clean) for name, column in _SHARED_COLUMNS
                               if (value := get(name)) is not None}
-    for name, column in _RICH:
-        text, fields[column] = _rich_text(get(name))
-        if fields[column] != text and isinstance(get(name), str):
-            extra[f"{name}-rich"] = item[name]
+    for name, column in _COLUMNS:
+        if (value := get(name)) is not None:
+            fields[column] = clean(value)
+    for name, column, shared in _RICH:
+        value = get(name)
+        text, fields[column] = _once(value, memo.rich, _rich_text) if shared else _rich_text(value)
+        if fields[column] != text and isinstance(value, str):
+            extra[f"{name}-rich"] = value
     roles = _ROLES.intersection(item)
+    names = memo.names
     fields.update(pages=pages(get("page")), authors=_people(get("author"), names), year=year, published=published,
                   contributors={role: people for role in sorted(roles) if (people := _people(item[role], names))}
                   if roles else {}, citekey=key, extra=extra)

@@ -125,6 +125,8 @@ _BARE_COMMA = re.compile(r",\S")
 
 
 def keywords(value: Any) -> list[str]:
+    if not value:
+        return []
     if isinstance(value, list):
         parts = value
     else:
