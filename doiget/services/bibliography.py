@@ -36,7 +36,6 @@ from doiget.formats.fields import BABEL_LANGUAGES
 from doiget.gcpause import gc_paused
 from doiget.identity import Marks, Side, decide, marks_agree, normalised_title
 from doiget.models import ET_AL, ID_FIELDS, IMPORT_SOURCE, Entry, Work
-from doiget.refs import Ref
 from doiget.services import checks, retractions, searching
 from doiget.services.session import Session
 from doiget.store import bulk, citekeys, rows
@@ -93,9 +92,9 @@ class _Seen:
     def ids(self) -> dict[str, str]:
         return self.identifiers
 
-    def primary_ref(self) -> Ref:
-        """The ref of its first identifier, as :meth:`Work.primary_ref` (the identifiers are canonical already)."""
-        return Ref(*next(iter(self.identifiers.items())))
+    def ref(self) -> str:
+        """Its first identifier as a ref, as ``str(Work.primary_ref())`` (the identifiers are canonical already)."""
+        return "%s:%s" % next(iter(self.identifiers.items()))
 
     def merged(self, work: Work) -> _Seen:
         """Empty parts filled from ``work``, as :meth:`Work.merged` fills them."""
@@ -209,8 +208,8 @@ def _import(store: Store, text_: str | Path, format: ImportFormat, tags: Sequenc
             flush(last=True)
         elif progress:
             progress(len(items), len(items))
-    for item in items:
-        item.ref = ref = None if item.keys[0][0] == "title" else str(item.current.primary_ref())
+    for item in items:  # every item is written and retired
+        item.ref = ref = None if item.keys[0][0] == "title" else item.seen.ref()
         row = report[item.index]
         row.update(status="merged" if item.merged else "added", id=item.entry_id, ref=ref)
         if item.merged:
