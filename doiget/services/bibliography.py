@@ -145,7 +145,7 @@ class _Item:
         return _marks(self.work) if self.work is not None else self.seen.marks
 
     def retire(self) -> None:
-        """After its chunk is written, keep only what later records of the file are matched against."""
+        """Once written, keep only what later records of the file are matched against."""
         titled = self.keys[0][0] == "title"  # only an item known by its title is matched by its marks
         self.seen = _Seen(self.work.ids(), self.work.title, self.work.year, self.file_key,
                           _marks(self.work) if titled else _NO_MARKS)
@@ -192,8 +192,6 @@ def _import(store: Store, text_: str | Path, format: ImportFormat, tags: Sequenc
         def flush(last: bool = False) -> None:
             _write_chunk(conn, pending, list(tags), title_index, tag_ids, keys_taken, report, overwrite)
             _write_late(conn, late, tag_ids, report)
-            for item in pending:
-                item.retire()
             pending.clear()
             late.clear()
             if progress:
@@ -271,14 +269,14 @@ def _group(records: Iterable[ImportRecord], report: list[dict[str, Any]], late: 
     to ``late``, merged into the entry the same way when the next chunk is written."""
     owner: dict[tuple[str, str], list[_Item]] = {}  # by key: the items holding it (one, but for a shared title)
     for index, record in enumerate(records):
-        report.append(_row(index, record))
+        report.append(row := _row(index, record))
         work = record.work  # the record's own model: nothing else holds it
         work.sources = [IMPORT_SOURCE]
         ids = work.ids()
         if not work.title and not ids:
-            report[index].update(status="skipped", reason="no identifier and no title")
+            row.update(status="skipped", reason="no identifier and no title")
             continue
-        tags = _keyword_tags(record.tags, report[index]["problems"])
+        tags = _keyword_tags(record.tags, row["problems"])
         keys = _keys(work, ids)
         candidates = [item for k in keys if k in owner for item in owner[k]]
         if len(candidates) > 1:
@@ -294,8 +292,8 @@ def _group(records: Iterable[ImportRecord], report: list[dict[str, Any]], late: 
             decision = decide(candidate.side(), side)
             if decision.same and target is None:
                 target = candidate
-                report[index].update(reason=f"same work as record {candidate.index} of this file ({decision.reason})",
-                                     matched=_matched(decision.matched, work, candidate.current))
+                row.update(reason=f"same work as record {candidate.index} of this file ({decision.reason})",
+                           matched=_matched(decision.matched, work, candidate.current))
             elif not decision.same:
                 refused.append((candidate, decision))
         if refused:
@@ -303,7 +301,7 @@ def _group(records: Iterable[ImportRecord], report: list[dict[str, Any]], late: 
                         if kind != "title" and getattr(work, kind) == value]
             work = _without(work, clashing)
             for candidate, decision in refused:
-                report[index]["conflicts"].append({
+                row["conflicts"].append({
                     "record": candidate.index, "reason": f"not merged: {decision.reason}",
                     "title": candidate.current.title, "record_title": record.work.title,
                     "ids_set_aside": {k: v for k, v in record.work.ids().items() if k in clashing}})
@@ -404,10 +402,11 @@ def _title_index(conn: Connection) -> dict[str, list[tuple[int, Marks]]]:
 def _write_chunk(conn: Connection, items: list[_Item], extra_tags: list[str],
                  title_index: dict[str, list[tuple[int, Marks]]], tag_ids: dict[str, int], keys_taken: set[str],
                  report: list[dict[str, Any]], overwrite: bool) -> None:
-    for item in items:
-        item.file_key = item.work.citekey
+    """Write ``items``: each a new entry, or merged into the library's entry that is the same work; then
+    retire them (:meth:`_Item.retire`)."""
     by_kind: dict[str, list[str]] = {kind: [] for kind in ID_FIELDS}
     for item in items:
+        item.file_key = item.work.citekey
         for kind, value in item.keys:
             if kind != "title":
                 by_kind[kind].append(value)
@@ -463,10 +462,13 @@ def _write_chunk(conn: Connection, items: list[_Item], extra_tags: list[str],
                                   [_tag_ids(item, extra_tags, tag_ids) for item in new])
     for item, entry_id in zip(new, entry_ids):
         item.entry_id = entry_id
-        if item.keys[0][0] == "title":
-            title_index.setdefault(item.keys[0][1], []).append((entry_id, item.marks))
     bulk.add_tags(conn, [(item.entry_id, tag_id) for item in items if item.merged
                          for tag_id in _tag_ids(item, extra_tags, tag_ids)])
+    for item in items:
+        item.retire()
+    for item in new:
+        if item.keys[0][0] == "title":
+            title_index.setdefault(item.keys[0][1], []).append((item.entry_id, item.seen.marks))
 
 
 def _new_key(item: _Item, taken: set[str], row: dict[str, Any]) -> str:
