@@ -20,6 +20,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
@@ -216,9 +217,9 @@ def _import(store: Store, text_: str | Path, format: ImportFormat, tags: Sequenc
             report[index].update(status="merged", id=item.entry_id, ref=ref,
                                  reason=report[index]["reason"] or f"same work as record {item.index} of this file")
     seconds = time.perf_counter() - started
-    statuses = Counter(row["status"] for row in report)
+    statuses = Counter(map(itemgetter("status"), report))
     counts = {status: statuses[status] for status in ("added", "merged", "skipped")}
-    return {"records": len(report), **counts, "conflicts": sum(bool(row["conflicts"]) for row in report),
+    return {"records": len(report), **counts, "conflicts": sum(map(bool, map(itemgetter("conflicts"), report))),
             "entries": len(items), "fetchable": _fetchable(store, items),
             "files": {item.entry_id: item.files for item in items if item.files},
             "seconds": round(seconds, 3), "records_per_second": round(len(report) / seconds) if seconds else None,
