@@ -16,6 +16,12 @@ IMPORT_SOURCE = "import"  # the source of an imported bibliography record: the u
 ET_AL = "bibtex-others"  # Work.extra: the BibTeX name fields whose list ended in "and others" (et al.)
 
 
+def cut_short(extra: dict[str, Any] | None, field: str = "author") -> bool:
+    """Whether the name list ``field`` (a BibTeX name field) ended in "and others" (et al.): more
+    people made the work than its record names."""
+    return bool(extra) and field in (extra.get(ET_AL) or ())
+
+
 class Author(BaseModel):
     """One person (or organisation) named on a work, spelled as that work's record spells it; ``name``
     is always set for display. The parts follow CSL: ``particle`` is the non-dropping particle
@@ -107,6 +113,11 @@ class Work(BaseModel):
         "retraction, correction and other update notices (Crossref updated-by/update-to, OpenAlex "
         "is_retracted); None when no source that states them was asked"))
 
+    @property
+    def authors_cut_short(self) -> bool:
+        """Whether the author list ended in "and others" (et al.): more people made the work."""
+        return cut_short(self.extra)
+
     def ids(self) -> dict[str, str]:
         """The canonical identifiers this work carries, kind → id."""
         return {kind: value for kind in ID_FIELDS if (value := getattr(self, kind))}
@@ -181,7 +192,7 @@ class Entry(Work):
         from doiget.reprs import short
 
         first = self.authors[0].name if self.authors else "?"
-        who = first + (" et al." if len(self.authors) > 1 else "")
+        who = first + (" et al." if len(self.authors) > 1 or self.authors_cut_short else "")
         return f"<Entry {self.ref_label} {who} ({self.year or 'n.d.'}) {short(self.title)!r}>"
 
     def _repr_html_(self) -> str:

@@ -27,7 +27,8 @@ def table_html(columns: Sequence[str], rows: Sequence[Sequence[Any]], caption: s
 def entry_html(entry: Any) -> str:
     """An entry as a small HTML card: title, authors, venue and year, ids, tags, abstract."""
     ids = ", ".join(f"{k}:{v}" for k, v in entry.ids().items())
-    people = ", ".join(a.name for a in entry.authors[:8]) + (" et al." if len(entry.authors) > 8 else "")
+    people = ", ".join(a.name for a in entry.authors[:8])
+    people += " et al." if len(entry.authors) > 8 or entry.authors_cut_short else ""
     where = " · ".join(str(x) for x in (entry.venue, entry.year, "PDF" if entry.has_pdf else None) if x)
     tags = " ".join(f"<code>{escape(t)}</code>" for t in entry.tags)
     abstract = f"<p>{escape(short(entry.abstract, 600))}</p>" if entry.abstract else ""

@@ -16,6 +16,9 @@ from pybtex.database import Person
 
 from doiget.config import Config
 from doiget.formats.bibtex import to_bibtex
+from doiget.formats.cite import format_references
+from doiget.formats.csl import to_csl_json
+from doiget.formats.csl_read import parse_csl
 from doiget.formats.latex import untex
 from doiget.library import Library
 
@@ -107,6 +110,12 @@ def test_and_others_is_et_al_not_a_person_and_is_exported_again():
         in to_bibtex([canli])
     (again,) = records_of(to_bibtex([canli]))
     assert (again.work.authors, again.work.extra["bibtex-others"]) == (canli.authors, ["author"])
+    # CSL-JSON has no et-al mark: the export ends the list as pandoc does, and reading it back keeps it
+    (item,) = to_csl_json([canli])
+    assert item["author"][-1] == {"literal": "others"} and "custom" not in item
+    (back,) = parse_csl(json.dumps([item]))
+    assert (back.work.authors, back.work.extra["bibtex-others"]) == (canli.authors, ["author"])
+    assert format_references([item])[0].startswith("Canli, T., Zhao, Z., Brewer, J., Gabrieli, J. D. E., & Cahill, L.")
 
 
 def test_editors_are_kept_with_their_role_and_agree_with_pybtex(name_agreement):

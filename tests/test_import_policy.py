@@ -135,6 +135,24 @@ def test_an_author_list_cut_short_shows_et_al(lib):
     entry = to_json(lib.info("@k"))
     assert render_entry({"entry": entry}).splitlines()[1] == "E. Makris, et al."
     assert entry_line(entry).startswith("#1  E. Makris et al. (2014)")  # not a sole author
+    assert repr(lib.info("@k")).startswith("<Entry #1 E. Makris et al. (2014)")
+    assert "E. Makris et al." in lib.info("@k")._repr_html_()
+
+
+def test_a_csl_list_ending_in_others_is_cut_short_not_a_person(lib):
+    # pandoc writes BibTeX's "and others" as a last name {"literal": "others"}; an editor list too
+    item = {"id": "k", "type": "chapter", "title": "T", "issued": {"date-parts": [[2014]]},
+            "author": [{"family": "Makris", "given": "E."}, {"literal": "others"}],
+            "editor": [{"family": "Doe", "given": "J."}, {"literal": "Others"}]}
+    lib.import_bibliography(json.dumps([item]), "csl-json")
+    entry = lib.info("@k")
+    assert [a.name for a in entry.authors] == ["E. Makris"] and entry.extra["bibtex-others"] == ["author", "editor"]
+    assert [a.name for a in entry.contributors["editor"]] == ["J. Doe"]
+    assert "author = {Makris, E. and others}" in lib.export("bibtex")
+    assert "editor = {Doe, J. and others}" in lib.export("bibtex")
+    (out,) = lib.export("csl-json")
+    assert (out["author"][-1], out["editor"][-1]) == ({"literal": "others"}, {"literal": "others"})
+    assert "others" not in lib.cite(["@k"]).references[0]  # citeproc-py would print it as a name
 
 
 def test_marks_that_tell_works_apart():

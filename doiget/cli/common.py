@@ -33,9 +33,9 @@ def _cut_short(entry: dict[str, Any]) -> bool:
     """Whether the entry's author list ended in BibTeX's ``and others`` (et al.)."""
     if not entry.get("extra"):  # search hits carry none: their read path stays without pydantic
         return False
-    from doiget.models import ET_AL
+    from doiget.models import cut_short
 
-    return "author" in (entry["extra"].get(ET_AL) or ())
+    return cut_short(entry["extra"])
 
 
 def render_entry(result: dict[str, Any]) -> str:

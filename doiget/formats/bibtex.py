@@ -13,7 +13,7 @@ from typing import Any
 from pylatexenc.latexencode import UnicodeToLatexEncoder
 
 from doiget.formats.keys import citation_keys
-from doiget.formats.fields import (BIB_NAME_FIELDS, BOOKTITLE_TYPES, CSL_DATE_TO_BIB, CSL_TO_BIB, CSL_TO_BIB_TYPE,
+from doiget.formats.fields import (BIB_NAME_OF_ROLE, BOOKTITLE_TYPES, CSL_DATE_TO_BIB, CSL_TO_BIB, CSL_TO_BIB_TYPE,
                                    csl_variable)
 from doiget.formats.latex import untex
 from doiget.formats.record import PAGE_DASH
@@ -33,7 +33,6 @@ _NON_ASCII = UnicodeToLatexEncoder(
 _CONTAINER_FIELD = {"article": "journal", "periodical": "journal"}
 _PUBLISHER_FIELD = {"phdthesis": "school", "mastersthesis": "school", "thesis": "institution",
                     "techreport": "institution", "report": "institution"}
-_BIB_NAME_OF_ROLE = {role: name for name, role in BIB_NAME_FIELDS.items()}
 # A capital after the first character marks an acronym or a brand name (DNA, PaperQA, iPhone, CO2);
 # surrounding punctuation stays outside the braces.
 _PROTECTED_WORD = re.compile(r"^(\W*)(\w\S*?[A-Z]\S*?)(\W*)$")
@@ -105,8 +104,8 @@ def _fields(work: Work, kind: str) -> list[tuple[str, str]]:
     raw: dict[str, str] = dict(work.extra.get("bibtex", {}))
     fields: list[tuple[str, str]] = []
     others = work.extra.get(ET_AL) or ()
-    named = [("author", work.authors)] + [(_BIB_NAME_OF_ROLE[role], people) for role, people
-                                          in work.contributors.items() if role in _BIB_NAME_OF_ROLE]
+    named = [("author", work.authors)] + [(BIB_NAME_OF_ROLE[role], people) for role, people
+                                          in work.contributors.items() if role in BIB_NAME_OF_ROLE]
     for name, people in named:
         listed = [_name(a) for a in people] + (["others"] if name in others else [])
         if listed:

@@ -8,6 +8,10 @@ citeproc-py 0.11 leaves two CSL rules out, which :func:`_conform` puts back into
 a localized date (``<date form="text">``) joins its parts with the locale's delimiter (it joined
 them with nothing: "2014Oct27"), and ``second-field-align`` sets the first field (the number) apart
 from the rest ("1.Makris" became "1. Makris").
+
+A name list that ends in "others" (BibTeX's "and others", which the CSL-JSON export writes as pandoc
+does) is rendered without it: citeproc-py has no rule that turns it into "et al.", and "& others" would
+name a person.
 """
 from __future__ import annotations
 
@@ -17,6 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from doiget.errors import DoigetError, ErrorCode
+from doiget.formats.csl_read import closing_others
+from doiget.formats.fields import CSL_NAME_VARIABLES
 
 STYLES = ("apa", "vancouver", "nature", "ieee", "mla", "ama", "harvard")
 FORMATS = ("text", "html")
@@ -44,7 +50,8 @@ def format_references(items: list[dict[str, Any]], style: str = "apa", fmt: str 
     if fmt not in FORMATS:
         raise DoigetError(ErrorCode.INVALID_INPUT, f"format must be one of {', '.join(FORMATS)}")
     path = style_path(style)
-    clean = [{k: v for k, v in item.items() if k not in NOT_CSL} for item in items]
+    clean = [{k: v[:-1] if k in CSL_NAME_VARIABLES and closing_others(v) else v
+              for k, v in item.items() if k not in NOT_CSL} for item in items]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # citeproc-py warns about CSL variables it does not render
         try:

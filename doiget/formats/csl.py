@@ -7,10 +7,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from doiget.formats.bibtex import entry_keys
-from doiget.formats.fields import CSL_DATE_VARIABLES, CSL_NAME_VARIABLES
+from doiget.formats.fields import BIB_NAME_OF_ROLE, CSL_DATE_VARIABLES, CSL_NAME_VARIABLES
 from doiget.formats.names import to_csl_name
 from doiget.notices import citation_note, status_of
-from doiget.models import Work
+from doiget.models import ET_AL, Work
 
 # The item types of CSL 1.0 (schemas/input/csl-data.json); "preprint" arrived only in CSL 1.1.
 CSL_TYPES = frozenset(
@@ -67,11 +67,13 @@ def to_csl_item(work: Work, key: str) -> dict[str, Any]:
         rich = work.extra.get(f"{name}-rich")
         if isinstance(rich, str) and item.get(name) and _plain(rich) == item[name]:
             item[name] = rich
-    if work.authors:
-        item["author"] = [to_csl_name(a) for a in work.authors]
-    for role, people in work.contributors.items():
-        if people and role in CSL_NAME_VARIABLES:
-            item[role] = [to_csl_name(a) for a in people]
+    others = work.extra.get(ET_AL) or ()
+    for role, people in [("author", work.authors), *work.contributors.items()]:
+        names = [to_csl_name(a) for a in people]
+        if BIB_NAME_OF_ROLE.get(role, role) in others:
+            names.append({"literal": "others"})  # et al., as pandoc and citeproc read it
+        if names and role in CSL_NAME_VARIABLES:
+            item[role] = names
     issued = _issued(work)
     if issued:
         item["issued"] = issued
@@ -82,7 +84,7 @@ def to_csl_item(work: Work, key: str) -> dict[str, Any]:
     for name, value in work.extra.items():
         if name in CSL_VARIABLES and name not in item and _valid(name, value):
             item[name] = value
-        elif not name.endswith("-rich") and (name not in CSL_VARIABLES or not _valid(name, value)):
+        elif name != ET_AL and not name.endswith("-rich") and (name not in CSL_VARIABLES or not _valid(name, value)):
             custom[name] = value
     grave = status_of(work.updates or []) if citation_note(work.updates or []) else None
     if grave:  # CSL's ``status`` names the publication state, "retracted" among its examples

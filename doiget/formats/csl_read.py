@@ -13,11 +13,11 @@ from typing import Any
 
 from doiget import safejson
 from doiget.errors import DoigetError, ErrorCode
-from doiget.formats.fields import CSL_DATE_VARIABLES, CSL_NAME_VARIABLES
+from doiget.formats.fields import BIB_NAME_OF_ROLE, CSL_DATE_VARIABLES, CSL_NAME_VARIABLES
 from doiget.formats.names import csl_author
 from doiget.formats.record import (YEAR, ImportRecord, calendar_parts, clean, find_ids, iso_date, keywords,
                                    leading_date, make_record, pages)
-from doiget.models import Author, Work
+from doiget.models import ET_AL, Author, Work
 
 _HTML_TAG = re.compile(r"</?(?:i|b|em|strong|sup|sub|sc|span)(?:\s[^>]*)?>", re.I)
 # plain text columns: those whose values many records of a file repeat, then those read once per record
@@ -33,6 +33,7 @@ _KEY = re.compile(r"^[^\s,{}#%\"'()=\\~]+$")
 _INT = {int}
 _STORABLE = range(-2**63, 2**63)  # what the year column (an SQLite INTEGER) holds
 _FREE_TEXT = ("URL", "number", "note", "archive_location")  # where identifiers are looked for
+_OTHERS = frozenset({"others", "et al.", "et al"})  # a last name so spelled: BibTeX's "and others"
 
 
 def parse_csl(text: str) -> list[ImportRecord]:
@@ -136,10 +137,13 @@ def _once(value: Any, done: dict[str, Any], read: Callable[[Any], Any]) -> Any:
 
 
 def _people(value: Any, names: dict[tuple, Author | None]) -> list[Author]:
-    """The names of one role, each distinct name object's Author made once (see :class:`Memo`)."""
+    """The names of one role, without a closing "others" (:func:`closing_others`), each distinct name
+    object's Author made once (see :class:`Memo`)."""
     if not isinstance(value, list):
         return []
     people = []
+    if closing_others(value):
+        value = value[:-1]
     for name in value:
         try:
             key = tuple(name.items()) if isinstance(name, dict) else None
@@ -151,6 +155,13 @@ def _people(value: Any, names: dict[tuple, Author | None]) -> list[Author]:
         if author:
             people.append(author)
     return people
+
+
+def closing_others(value: Any) -> bool:
+    """Whether a name list ends in ``{"literal": "others"}``: pandoc's (and citeproc's) spelling of
+    BibTeX's "and others" (et al.), which is no person."""
+    last = value[-1] if type(value) is list and value else None
+    return isinstance(last, dict) and len(last) == 1 and str(last.get("literal", "")).strip().lower() in _OTHERS
 
 
 def csl_record(index: int, item: Any, memo: Memo | None = None) -> ImportRecord:
@@ -196,6 +207,10 @@ def csl_record(index: int, item: Any, memo: Memo | None = None) -> ImportRecord:
         if fields[column] != text and isinstance(value, str):
             extra[f"{name}-rich"] = value
     roles = _ROLES.intersection(item)
+    others = [BIB_NAME_OF_ROLE.get(role, role) for role in ("author", *sorted(roles))
+              if closing_others(item.get(role))]
+    if others:
+        extra[ET_AL] = others
     names = memo.names
     fields.update(pages=pages(get("page")), authors=_people(get("author"), names), year=year, published=published,
                   contributors={role: people for role in sorted(roles) if (people := _people(item[role], names))}

@@ -40,6 +40,7 @@ BOOKTITLE_TYPES = frozenset({"inproceedings", "conference", "incollection", "inb
 # BibTeX name field -> CSL name variable ("author" is Work.authors; the rest Work.contributors).
 BIB_NAME_FIELDS = {"author": "author", "editor": "editor", "translator": "translator",
                    "bookauthor": "container-author", "origauthor": "original-author"}
+BIB_NAME_OF_ROLE = {role: name for name, role in BIB_NAME_FIELDS.items()}
 CSL_NAME_VARIABLES = frozenset(
     "author chair collection-editor compiler composer container-author contributor curator director editor "
     "editorial-director executive-producer guest host illustrator interviewer narrator organizer "
