@@ -93,9 +93,10 @@ class _Seen:
     def ids(self) -> dict[str, str]:
         return self.identifiers
 
-    def ref(self) -> str:
-        """Its first identifier as a ref, as ``str(Work.primary_ref())`` (the identifiers are canonical already)."""
-        return "%s:%s" % next(iter(self.identifiers.items()))
+    def ref(self) -> str | None:
+        """Its first identifier as a ref, as ``str(Work.primary_ref())`` (the identifiers are canonical already);
+        None when it has none (known by its title, or every id it had was set aside)."""
+        return "%s:%s" % next(iter(self.identifiers.items())) if self.identifiers else None
 
     def merged(self, work: Work) -> _Seen:
         """Empty parts filled from ``work``, as :meth:`Work.merged` fills them."""
@@ -208,7 +209,7 @@ def _import(store: Store, text_: str | Path, format: ImportFormat, tags: Sequenc
         elif progress:
             progress(len(items), len(items))
     for item in items:  # every item is written and retired
-        item.ref = ref = None if item.keys[0][0] == "title" else item.seen.ref()
+        item.ref = ref = item.seen.ref()
         row = report[item.index]
         row.update(status="merged" if item.merged else "added", id=item.entry_id, ref=ref)
         if item.merged:
