@@ -167,6 +167,25 @@ def test_common_terms_rank_boosted_matches_within_the_documented_bound(corpus, m
             assert search_store.ranked(conn, match, 10) == plain_bm25(bare, stubs, match, 10)
 
 
+def test_a_common_prefix_is_ranked_and_shown_by_one_statement_alike(corpus, monkeypatch):
+    """A common prefix is ranked among the boosted entries and shown by one statement: the page and the
+    hits of ranked() and shown(), filters too; with fewer boosted entries than the page, the full ranking."""
+    from doiget.store.filters import filter_clauses
+
+    lib, _, _ = corpus
+    monkeypatch.setattr(search_store, "COMMON_DF", 10)
+    clauses, params = filter_clauses(year_from=2000)
+    with lib.store.query_raw("test") as conn:
+        for match in ('"qu"*', '"t"*', '"ca"*'):
+            for limit, offset, where in ((10, 0, ()), (7, 7, ()), (200, 0, ()), (10, 0, tuple(clauses))):
+                values = params if where else None
+                expected = search_store.ranked(conn, match, limit, offset, where, values)
+                shown = search_store.shown(conn, match, [entry_id for entry_id, _ in expected])
+                got = search_store.page(conn, match, limit, offset, where, values)
+                assert expected and [(hit["id"], hit["score"]) for hit in got] == expected, (match, limit)
+                assert [{**hit, "score": None} for hit in got] == [shown[hit["id"]] for hit in got]
+
+
 def _integrity(lib) -> None:
     with lib.store.write() as conn:
         conn.execute(text("INSERT INTO entries_fts(entries_fts, rank) VALUES ('integrity-check', 1)"))

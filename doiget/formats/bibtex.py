@@ -14,9 +14,9 @@ from pylatexenc.latexencode import UnicodeToLatexEncoder
 
 from doiget.formats.keys import citation_keys
 from doiget.formats.fields import (BIB_NAME_OF_ROLE, BOOKTITLE_TYPES, CSL_DATE_TO_BIB, CSL_TO_BIB, CSL_TO_BIB_TYPE,
-                                   csl_variable)
+                                   MONTH_MACROS, MONTHS, csl_variable)
 from doiget.formats.latex import untex
-from doiget.formats.record import PAGE_DASH
+from doiget.formats.record import PAGE_DASH, nfc
 from doiget.formats.names import to_bibtex_name
 from doiget.notices import citation_note
 from doiget.models import ET_AL, Author, Work
@@ -31,6 +31,7 @@ _NON_ASCII = UnicodeToLatexEncoder(
 )
 
 _CONTAINER_FIELD = {"article": "journal", "periodical": "journal"}
+_TITLE_FIELDS = ("title", "subtitle")  # kept as written, and written by _title_fields
 _PUBLISHER_FIELD = {"phdthesis": "school", "mastersthesis": "school", "thesis": "institution",
                     "techreport": "institution", "report": "institution"}
 # A capital after the first character marks an acronym or a brand name (DNA, PaperQA, iPhone, CO2);
@@ -40,7 +41,12 @@ _PROTECTED_WORD = re.compile(r"^(\W*)(\w\S*?[A-Z]\S*?)(\W*)$")
 
 def latex_escape(text: str) -> str:
     """``text`` as LaTeX: ASCII specials escaped, non-ASCII letters as accent macros (ü -> {\\"u})."""
-    return _NON_ASCII.unicode_to_latex(text.translate(_ASCII_SPECIALS))
+    return ascii_latex(text.translate(_ASCII_SPECIALS))
+
+
+def ascii_latex(latex: str) -> str:
+    """LaTeX with its non-ASCII letters as accent macros (BibTeX and pdflatex read ASCII)."""
+    return _NON_ASCII.unicode_to_latex(latex)
 
 
 def _title(text: str) -> str:
@@ -78,25 +84,42 @@ def entry_type(work: Work) -> str:
 
 
 def _title_fields(work: Work) -> list[tuple[str, str]]:
+    """``title`` (and ``subtitle``), as the .bib file wrote them while they still read as the stored
+    title: its braces keep words in the case the user protected ({P}arkinson, {DNA}) from a style's
+    sentence or title casing, and its math stays math."""
     raw = work.extra.get("bibtex", {})
     title = work.title or ""
     subtitle = raw.get("subtitle")
     if subtitle:
         decoded = untex(subtitle)
         if title.endswith(": " + decoded):
-            return [("title", _title(title[: -len(decoded) - 2])), ("subtitle", subtitle)]
+            main = title[: -len(decoded) - 2]
+            return [("title", _as_written(raw.get("title"), main) or _title(main)), ("subtitle", subtitle)]
         if title == decoded:
             return [("subtitle", subtitle)]
-    return [("title", _title(title))] if title else []
+    return [("title", _as_written(raw.get("title"), title) or _title(title))] if title else []
+
+
+def _as_written(written: str | None, text: str) -> str | None:
+    """``written`` (a field as a .bib file wrote it) if it still reads as ``text``, the stored value, in
+    :func:`ascii_latex`."""
+    if not written or not _balanced(written):
+        return None
+    try:
+        return ascii_latex(written) if nfc(untex(written)) == text else None
+    except Exception:  # noqa: BLE001 - pylatexenc raises many types on odd input
+        return None
 
 
 def _date_fields(work: Work) -> list[tuple[str, str]]:
-    """``year`` plus ``month`` and ``day`` as numbers (read by BibTeX and biber alike)."""
+    """``year``, ``month`` as its macro (``mar``: BibTeX styles print it as the month's name, biber reads
+    it as 3) and ``day`` as a number."""
     if not work.year:
         return []
-    parts = (work.published or "").split("-")[1:3] if (work.published or "").startswith(str(work.year)) else []
-    return [("year", str(work.year))] + [(name, str(int(p))) for name, p in zip(("month", "day"), parts)
-                                         if p.isdigit()]
+    year, published = str(work.year), work.published or ""
+    month, day = (published[len(year):].split("-")[1:3] + ["", ""])[:2] if published.startswith(year) else ("", "")
+    month = MONTH_MACROS[int(month) - 1] if month.isdigit() and 1 <= int(month) <= 12 else None
+    return [("year", year)] + ([("month", month)] if month else []) + ([("day", str(int(day)))] if day.isdigit() else [])
 
 
 def _fields(work: Work, kind: str) -> list[tuple[str, str]]:
@@ -148,7 +171,7 @@ def _fields(work: Work, kind: str) -> list[tuple[str, str]]:
         fields.append(("keywords", latex_escape(", ".join(work.tags))))
     if work.abstract:
         fields.append(("abstract", latex_escape(" ".join(work.abstract.split()))))
-    fields += [(name, value) for name, value in raw.items() if name != "subtitle" and _balanced(value)]
+    fields += [(name, value) for name, value in raw.items() if name not in _TITLE_FIELDS and _balanced(value)]
     fields = _with_update_note(work, fields)
     return list({name: (name, value) for name, value in reversed(fields)}.values())[::-1]
 
@@ -196,6 +219,7 @@ def to_bibtex(works: Sequence[Work], keys: Sequence[str] | None = None) -> str:
     entries = []
     for work, key in zip(works, keys, strict=True):
         kind = entry_type(work)
-        body = ",\n".join(f"  {name} = {{{value}}}" for name, value in _fields(work, kind))
+        body = ",\n".join(f"  {name} = {value}" if name == "month" and value in MONTHS else f"  {name} = {{{value}}}"
+                           for name, value in _fields(work, kind))
         entries.append(f"@{kind}{{{key},\n{body}\n}}\n")
     return "\n".join(entries)

@@ -165,6 +165,10 @@ def _inherit_xdata(fields: dict[str, str], by_key: dict[str, dict[str, str]], pr
                 fields[name] = value
 
 
+# LaTeX a decoded title no longer shows: case protection, commands, math, ties, dash and quote ligatures.
+_MARKUP = re.compile(r"[{\\$~]|--|``|''")
+
+
 def _text(value: str | None, problems: list[str], name: str) -> str | None:
     if not value:
         return None
@@ -250,6 +254,8 @@ def bib_record(key: str | None, kind: str, fields: dict[str, str], problems: lis
             else:
                 contributors[role] = people
     title = text.get("title")
+    if title and _MARKUP.search(fields["title"]):
+        bibtex["title"] = fields["title"]  # the export writes it again while the title reads the same
     if text.get("subtitle"):
         title = f"{title}: {text['subtitle']}" if title else text["subtitle"]
         bibtex["subtitle"] = fields["subtitle"]

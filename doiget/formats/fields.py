@@ -101,5 +101,5 @@ BABEL_LANGUAGES = {
     "romanian": "ro", "estonian": "et", "latvian": "lv", "lithuanian": "lt", "hebrew": "he", "arabic": "ar",
     "chinese": "zh", "japanese": "ja", "korean": "ko", "hindi": "hi", "irish": "ga", "welsh": "cy", "basque": "eu",
 }
-MONTHS = {name: index for index, name in enumerate(
-    "jan feb mar apr may jun jul aug sep oct nov dec".split(), start=1)}
+MONTH_MACROS = tuple("jan feb mar apr may jun jul aug sep oct nov dec".split())  # BibTeX's month macros
+MONTHS = {name: index for index, name in enumerate(MONTH_MACROS, start=1)}
