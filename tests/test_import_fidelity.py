@@ -11,7 +11,7 @@ from pathlib import Path
 import bibtexparser
 import jsonschema
 import pytest
-from corpus import BIBTEX_FILES, CDL, SMALL_FILES, read, records
+from corpus import BIB, BIBTEX_FILES, CDL, SMALL_FILES, read, records
 from pybtex.database import Person
 
 from doiget.config import Config
@@ -138,6 +138,24 @@ def test_titles_are_exported_as_the_file_wrote_them():
     assert braced_same == braced >= 1000
     # the rest: two words with an inner capital doiget braces ({Proto-Elamite}), an @string concatenation
     assert same >= total - 3
+
+
+def test_an_abstract_keeps_its_line_breaks():
+    # Zotero's structured abstracts ("PURPOSE\nWe ...\nMATERIALS AND METHODS\n...") were read as one line, the
+    # section names run into the text ("PURPOSE We ... MATERIALS AND METHODS Using")
+    path = BIB / "zotero_latin_greek_terminology.csl.json"
+    items = {item["id"]: item for item in json.loads(read(path))}
+    lined = [r for r in records(path) if "\n" in (items[r.key].get("abstract") or "")]
+    assert len(lined) >= 12
+    for record in lined:
+        given = unicodedata.normalize("NFC", items[record.key]["abstract"])
+        assert [line for line in record.work.abstract.splitlines() if line] == \
+            [" ".join(line.split()) for line in given.splitlines() if line.strip()]
+        assert ("\n\n" in record.work.abstract) == ("\n\n" in given)  # paragraphs stay apart
+        (item,) = to_csl_json([record.work])
+        (again,) = parse_csl(json.dumps([item]))
+        assert again.work.abstract == record.work.abstract
+    assert any(r.work.abstract.startswith("PURPOSE\nWe comprehensively review the history") for r in lined)
 
 
 def test_a_month_is_exported_as_its_macro():

@@ -15,17 +15,16 @@ from doiget import safejson
 from doiget.errors import DoigetError, ErrorCode
 from doiget.formats.fields import BIB_NAME_OF_ROLE, CSL_DATE_VARIABLES, CSL_NAME_VARIABLES
 from doiget.formats.names import csl_author
-from doiget.formats.record import (YEAR, ImportRecord, calendar_parts, clean, find_ids, iso_date, keywords,
+from doiget.formats.record import (YEAR, ImportRecord, calendar_parts, clean, clean_lines, find_ids, iso_date, keywords,
                                    leading_date, make_record, pages)
 from doiget.models import ET_AL, Author, Work
 
 _HTML_TAG = re.compile(r"</?(?:i|b|em|strong|sup|sub|sc|span)(?:\s[^>]*)?>", re.I)
-# plain text columns: those whose values many records of a file repeat, then those read once per record
+# plain text columns whose values many records of a file repeat (the URL is read once per record)
 _SHARED_COLUMNS = (("type", "type"), ("publisher", "publisher"), ("volume", "volume"), ("issue", "issue"),
                    ("language", "language"))
-_COLUMNS = (("URL", "url"), ("abstract", "abstract"))
 _RICH = (("title", "title", False), ("container-title", "venue", True))  # text columns that may carry markup
-_HANDLED = frozenset({*dict(_SHARED_COLUMNS), *dict(_COLUMNS), "title", "container-title", "page", "id",
+_HANDLED = frozenset({*dict(_SHARED_COLUMNS), "URL", "abstract", "title", "container-title", "page", "id",
                       "citation-key", "DOI", "PMID", "PMCID", "issued", "keyword", "custom", *CSL_NAME_VARIABLES})
 _ROLES = CSL_NAME_VARIABLES - {"author"}
 _UNSEEN = object()
@@ -198,9 +197,8 @@ def csl_record(index: int, item: Any, memo: Memo | None = None) -> ImportRecord:
     texts = memo.texts
     fields: dict[str, Any] = {column: _once(value, texts, clean) for name, column in _SHARED_COLUMNS
                               if (value := get(name)) is not None}
-    for name, column in _COLUMNS:
-        if (value := get(name)) is not None:
-            fields[column] = clean(value)
+    if (url := get("URL")) is not None:
+        fields["url"] = clean(url)
     for name, column, shared in _RICH:
         value = get(name)
         text, fields[column] = _once(value, memo.rich, _rich_text) if shared else _rich_text(value)
@@ -212,7 +210,8 @@ def csl_record(index: int, item: Any, memo: Memo | None = None) -> ImportRecord:
     if others:
         extra[ET_AL] = others
     names = memo.names
-    fields.update(pages=pages(get("page")), authors=_people(get("author"), names), year=year, published=published,
+    fields.update(abstract=clean_lines(get("abstract")), pages=pages(get("page")), authors=_people(get("author"), names),
+                  year=year, published=published,
                   contributors={role: people for role in sorted(roles) if (people := _people(item[role], names))}
                   if roles else {}, citekey=key, extra=extra)
     return make_record(key, fields, ids, keywords(get("keyword")), problems + id_problems, inferred, typed=True)

@@ -108,6 +108,21 @@ def clean(value: Any) -> str | None:
     return text or None
 
 
+def clean_lines(value: Any) -> str | None:
+    """``value`` with the white space of each line collapsed and its line breaks kept (a structured
+    abstract's "PURPOSE\nWe ...", paragraphs apart by one blank line), None when empty."""
+    if value is None:
+        return None
+    text = str(value)
+    if "\n" not in text and "\r" not in text:
+        return clean(text)
+    lines = "\n".join(" ".join(line.split()) for line in text.splitlines())
+    return _BLANK_LINES.sub("\n\n", lines).strip("\n") or None
+
+
+_BLANK_LINES = re.compile(r"\n{3,}")
+
+
 _LONG = 100  # below this, splitting costs less than looking
 _NOT_ONE_LINE = ("  ", "\t", "\n", "\r", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x1f")  # ASCII's white space but " "
 
