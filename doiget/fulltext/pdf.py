@@ -177,10 +177,7 @@ def _drop_furniture(pages: list[_Page]) -> tuple[list[list[_Block]], frozenset[s
     """Each page's blocks without running heads/footers and page numbers (see :mod:`.pdflayout`), cut
     where heading lines sit inside them; and the document's heading fonts (see :mod:`.pdffonts`)."""
     margins = [[(i, line, pdflayout.margin_key(line.text))
-                for i, (bbox, lines) in enumerate(page.blocks)
-                if pdflayout.reaches_margin_band(bbox[1], bbox[3], page.height)
-                for line in lines if pdflayout.in_margin_band(line.bbox[1], line.bbox[3], page.height)]
-               for page in pages]
+                for i, line in pdflayout.margin_lines(page.blocks, page.height)] for page in pages]
     running = pdflayout.running_keys([{key for _, _, key in lines} for lines in margins])
     kept_lines = []
     for page, lines in zip(pages, margins):
@@ -195,6 +192,9 @@ def _drop_furniture(pages: list[_Page]) -> tuple[list[list[_Block]], frozenset[s
     for page, page_lines in zip(pages, kept_lines):
         blocks = []
         for (bbox, read), lines in zip(page.blocks, page_lines):
+            if len(lines) == 1:  # half the blocks: nothing to cut
+                blocks.append(_block(lines, bbox if len(read) == 1 else lines[0].bbox))
+                continue
             for part in _split_leading_heading(lines, fonts):
                 blocks.append(_block(part, _union(line.bbox for line in part) if len(part) < len(read) else bbox))
         out.append(blocks)
@@ -202,9 +202,10 @@ def _drop_furniture(pages: list[_Page]) -> tuple[list[list[_Block]], frozenset[s
 
 
 def _block(lines: list[Line], bbox: tuple[float, float, float, float]) -> _Block:
-    rows, is_table = _rows(lines)
     if len(lines) == 1:
-        return _Block(lines, bbox, rows, is_table, lines[0].size, lines[0].bold)
+        line = lines[0]
+        return _Block(lines, bbox, [line.text], False, line.size, line.bold)
+    rows, is_table = _rows(lines)
     return _Block(lines, bbox, rows, is_table, max([line.size for line in lines]), all([line.bold for line in lines]))
 
 

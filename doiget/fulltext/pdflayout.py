@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from collections import Counter
 
+from doiget.fulltext.pdfpage import Line
+
 MARGIN_BAND = 0.1  # top/bottom share of the page height where running heads and folios sit
 SIDE_MARGIN = 0.12  # left/right share of the page width where vertical stamps sit
 REPEAT_SHARE = 0.4  # a margin line recurring on this share of the pages (at least 2) is a running head
@@ -36,13 +38,13 @@ def is_page_number(text: str) -> bool:
     return bool(_PAGE_NUMBER.fullmatch(text.strip()))
 
 
-def in_margin_band(top: float, bottom: float, height: float) -> bool:
-    return bottom <= height * MARGIN_BAND or top >= height * (1 - MARGIN_BAND)
-
-
-def reaches_margin_band(top: float, bottom: float, height: float) -> bool:
-    """Whether a block spanning ``top``..``bottom`` can hold a line in a margin band (1 pt of slack)."""
-    return top <= height * MARGIN_BAND + 1 or bottom >= height * (1 - MARGIN_BAND) - 1
+def margin_lines(blocks: list[tuple[tuple[float, float, float, float], list[Line]]],
+                 height: float) -> list[tuple[int, Line]]:
+    """(block index, line) of the lines of a page's (box, lines) blocks that sit in its top or bottom margin band;
+    only blocks whose box reaches a band (1 pt of slack) are looked into."""
+    top, bottom = height * MARGIN_BAND, height * (1 - MARGIN_BAND)
+    return [(i, line) for i, (box, lines) in enumerate(blocks) if box[1] <= top + 1 or box[3] >= bottom - 1
+            for line in lines if line.bbox[3] <= top or line.bbox[1] >= bottom]
 
 
 def in_side_margin(x0: float, x1: float, width: float) -> bool:

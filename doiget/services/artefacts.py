@@ -79,8 +79,7 @@ def index_artefact(lib: Session, artefact_id: int, kind: str, sha256: str, *, fr
         changed = fulltext_index.replace_chunks(conn, artefact_id, doc)
     if document is not None:
         fulltext_index.remember(lib.store.blobs, kind, sha256, document)
-    return {"indexed": changed is not None, "changed": bool(changed), "chunks": len(doc.chunks),
-            "content_sha256": doc.content_sha256}
+    return {"indexed": changed is not None, "changed": bool(changed), "chunks": len(doc.chunks)}
 
 
 def add_pdf(lib: Session, pdf: bytes | str | os.PathLike[str], ref: RefLike | None = None) -> dict[str, Any]:

@@ -83,9 +83,28 @@ def test_text_page_is_pymupdfs(name):
     for number in range(ours.page_count):
         mine = pdfpage.text_page(pymupdf.mupdf.fz_load_page(ours.this, number))
         pymupdfs = theirs[number].get_textpage(flags=flags).this
-        for writer, arg in ((pymupdf.mupdf.fz_print_stext_page_as_json, 100),
-                            (pymupdf.mupdf.fz_print_stext_page_as_html, 0)):
+        for writer, arg in WRITERS:
             assert pdfpage._write(writer, mine, arg) == pdfpage._write(writer, pymupdfs, arg)
+
+
+WRITERS = ((pymupdf.mupdf.ll_fz_print_stext_page_as_json, pdfpage.SCALE),
+           (pymupdf.mupdf.ll_fz_print_stext_page_as_html, 0))
+
+
+@pytest.mark.parametrize("name", [p.name for p in sorted(PAPERS.glob("*.pdf"))])
+def test_buffered_output_prints_what_mupdfs_buffer_output_prints(name):
+    """The writers' output through an output of our own buffer size is byte for byte what MuPDF's output to a
+    buffer (unbuffered) gets, page by page."""
+    mupdf = pymupdf.mupdf
+    doc = pymupdf.open(stream=(PAPERS / name).read_bytes(), filetype="pdf")
+    for number in range(doc.page_count):
+        textpage = pdfpage.text_page(mupdf.fz_load_page(doc.this, number))
+        for writer, arg in WRITERS:
+            buffer = mupdf.fz_new_buffer(1 << 10)
+            out = mupdf.FzOutput(buffer)
+            writer(out.m_internal, textpage.m_internal, arg)
+            out.fz_close_output()
+            assert pdfpage._write(writer, textpage, arg) == mupdf.fz_buffer_extract(buffer)
 
 
 def test_writers_out_of_step_fall_back_to_first_character_fonts(monkeypatch):
@@ -95,7 +114,7 @@ def test_writers_out_of_step_fall_back_to_first_character_fonts(monkeypatch):
 
     def html_missing_a_line(writer, textpage, arg):
         out = write(writer, textpage, arg)
-        return out.replace(b"</p>\n", b"", 1) if writer is pymupdf.mupdf.fz_print_stext_page_as_html else out
+        return out.replace(b"</p>\n", b"", 1) if writer is pymupdf.mupdf.ll_fz_print_stext_page_as_html else out
 
     monkeypatch.setattr(pdfpage, "_write", html_missing_a_line)
     degraded = extract_pdf(data)
