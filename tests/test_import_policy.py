@@ -64,6 +64,19 @@ def test_different_dois_never_merge_and_shared_secondary_ids_need_agreeing_title
     assert lib.info(first.id).extra["conflicting-ids"] == {"pmid": "111"}
 
 
+def test_a_record_whose_only_identifier_belongs_to_another_entry_is_added_without_it(lib):
+    """The import failed (a bare StopIteration, nothing imported) when every id of a record was set aside
+    against the library: its ref was taken from an id it no longer had."""
+    lib.import_bibliography(_csl(id="a", title="Protein folding dynamics in cells", URL="https://arxiv.org/abs/2101.01234"))
+    result = lib.import_bibliography(_csl(id="b", title="Quantum error correction survey",
+                                          URL="https://arxiv.org/abs/2101.01234"))
+    (row,) = result.report
+    assert (row.status, row.ref, row.conflicts[0].entry, row.conflicts[0].ids_set_aside) == (
+        "added", None, 1, {"arxiv": "2101.01234"})
+    assert "titles differ" in row.conflicts[0].reason and result.fetchable == []
+    assert lib.info(row.id).extra["conflicting-ids"] == {"arxiv": "2101.01234"}
+
+
 def test_title_agreement_threshold():
     same = [("Deep learning", "Deep Learning."), ("Schrödinger's cat revisited", "Schrodinger's cat revisited"),
             ("The ecology of fear: a review", "The ecology of fear"), ("Attention is all you need",
