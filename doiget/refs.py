@@ -36,18 +36,22 @@ _PMID = re.compile(r"^\d{1,9}$")
 _PMCID = re.compile(r"^pmc(\d{1,9})$", re.IGNORECASE)
 _OPENALEX = re.compile(r"^w(\d{1,12})$", re.IGNORECASE)
 
-_URL_PREFIXES: tuple[tuple[re.Pattern[str], RefKind | None], ...] = (
-    (re.compile(r"^https?://(?:dx\.)?doi\.org/", re.I), "doi"),
-    (re.compile(r"^https?://(?:www\.|export\.)?arxiv\.org/(?:abs|pdf|html)/", re.I), "arxiv"),
-    (re.compile(r"^https?://(?:www\.)?ar5iv(?:\.labs)?\.arxiv\.org/(?:abs|html)/", re.I), "arxiv"),
-    (re.compile(r"^https?://pubmed\.ncbi\.nlm\.nih\.gov/", re.I), "pmid"),
-    (re.compile(r"^https?://(?:www\.)?ncbi\.nlm\.nih\.gov/pubmed/", re.I), "pmid"),
-    (re.compile(r"^https?://(?:www\.)?ncbi\.nlm\.nih\.gov/pmc/articles/", re.I), "pmcid"),
-    (re.compile(r"^https?://pmc\.ncbi\.nlm\.nih\.gov/articles/", re.I), "pmcid"),
-    (re.compile(r"^https?://europepmc\.org/(?:abstract/)?(?:med|article/med)/", re.I), "pmid"),
-    (re.compile(r"^https?://europepmc\.org/(?:article/)?pmc/", re.I), "pmcid"),
-    (re.compile(r"^https?://(?:api\.)?openalex\.org/(?:works/)?", re.I), "openalex"),
+_URL_PREFIXES: tuple[tuple[str, RefKind], ...] = (  # the first that matches names the kind
+    (r"(?:dx\.)?doi\.org/", "doi"),
+    (r"(?:www\.|export\.)?arxiv\.org/(?:abs|pdf|html)/", "arxiv"),
+    (r"(?:www\.)?ar5iv(?:\.labs)?\.arxiv\.org/(?:abs|html)/", "arxiv"),
+    (r"pubmed\.ncbi\.nlm\.nih\.gov/", "pmid"),
+    (r"(?:www\.)?ncbi\.nlm\.nih\.gov/pubmed/", "pmid"),
+    (r"(?:www\.)?ncbi\.nlm\.nih\.gov/pmc/articles/", "pmcid"),
+    (r"pmc\.ncbi\.nlm\.nih\.gov/articles/", "pmcid"),
+    (r"europepmc\.org/(?:abstract/)?(?:med|article/med)/", "pmid"),
+    (r"europepmc\.org/(?:article/)?pmc/", "pmcid"),
+    (r"(?:api\.)?openalex\.org/(?:works/)?", "openalex"),
 )
+# One pattern for them all (a URL is matched once, not once per prefix): group i+1 is prefix i.
+_URL_PREFIX = re.compile("^https?://(?:" + "|".join(f"({prefix})" for prefix, _ in _URL_PREFIXES) + ")", re.I)
+_URL_KINDS: tuple[RefKind, ...] = tuple(kind for _, kind in _URL_PREFIXES)
+_PDF_SUFFIX = re.compile(r"\.pdf$", re.I)
 _SCHEME_PREFIX = re.compile(r"^(doi|arxiv|pmid|pmcid|pmc|openalex)\s*:\s*", re.I)
 
 
@@ -135,13 +139,13 @@ def try_parse(text: object) -> Ref | None:
 
 
 def _parse(raw: str) -> Ref | None:
-    for pattern, kind in _URL_PREFIXES:
-        match = pattern.match(raw)
-        if match:
-            rest = raw[match.end():].split("#", 1)[0]
-            if kind != "doi":
-                rest = rest.split("?", 1)[0].rstrip("/")
-            return _parse_as(kind, rest)
+    match = _URL_PREFIX.match(raw)
+    if match:
+        kind = _URL_KINDS[match.lastindex - 1]
+        rest = raw[match.end():].split("#", 1)[0]
+        if kind != "doi":
+            rest = rest.split("?", 1)[0].rstrip("/")
+        return _parse_as(kind, rest)
     scheme = _SCHEME_PREFIX.match(raw)
     if scheme:
         kind = scheme.group(1).lower()
@@ -175,7 +179,7 @@ def _parse_as(kind: str, value: str) -> Ref | None:
             return Ref("doi", doi.lower())
         return None
     if kind == "arxiv":
-        value = re.sub(r"\.pdf$", "", value, flags=re.I)
+        value = _PDF_SUFFIX.sub("", value)
         match = _ARXIV_NEW.match(value) or _ARXIV_OLD.match(value)
         if match:
             return Ref("arxiv", _canonical_arxiv(match.group(1)), match.group(2))

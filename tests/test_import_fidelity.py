@@ -158,6 +158,22 @@ def test_an_abstract_keeps_its_line_breaks():
     assert any(r.work.abstract.startswith("PURPOSE\nWe comprehensively review the history") for r in lined)
 
 
+def test_venue_and_language_fields_come_back_in_the_field_the_file_used():
+    cdl = {r.key: r.work for r in records(CDL)}
+    # an @inproceedings naming its proceedings and a journal: the proceedings were lost, the journal taken
+    subb = to_bibtex([cdl["Subb13"]])
+    assert cdl["Subb13"].venue == "IEEE Conference on Integrated STEM Education"
+    assert "booktitle = {IEEE Conference on Integrated STEM Education}" in subb
+    assert "journal = {{IEEE} {Xplore}}" in subb
+    # a @misc's booktitle was written back as howpublished
+    assert "  booktitle = {International Journal of Cardiology},\n" in to_bibtex([cdl["DiazEtal15"]])
+    # biblatex's language is printed, its langid hyphenates: language = {Dutch} became langid = {Dutch}
+    dutch, both = (r.work for r in records_of("@book{a, title = {T}, language = {Dutch}}\n"
+                                              "@book{b, title = {T}, language = {English}, langid = {english}}"))
+    assert "  language = {Dutch}\n" in to_bibtex([dutch])
+    assert "  langid = {english},\n  language = {English}\n" in to_bibtex([both])
+
+
 def test_a_month_is_exported_as_its_macro():
     (work,) = [r.work for r in records_of("@article{k, title = {T}, year = 2019, month = mar}")]
     assert "  month = mar\n" in to_bibtex([work])  # BibTeX styles print "March"; {3} printed "3"

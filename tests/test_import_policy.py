@@ -64,6 +64,19 @@ def test_different_dois_never_merge_and_shared_secondary_ids_need_agreeing_title
     assert lib.info(first.id).extra["conflicting-ids"] == {"pmid": "111"}
 
 
+def test_a_record_whose_only_identifier_belongs_to_another_entry_is_added_without_it(lib):
+    """The import failed (a bare StopIteration, nothing imported) when every id of a record was set aside
+    against the library: its ref was taken from an id it no longer had."""
+    lib.import_bibliography(_csl(id="a", title="Protein folding dynamics in cells", URL="https://arxiv.org/abs/2101.01234"))
+    result = lib.import_bibliography(_csl(id="b", title="Quantum error correction survey",
+                                          URL="https://arxiv.org/abs/2101.01234"))
+    (row,) = result.report
+    assert (row.status, row.ref, row.conflicts[0].entry, row.conflicts[0].ids_set_aside) == (
+        "added", None, 1, {"arxiv": "2101.01234"})
+    assert "titles differ" in row.conflicts[0].reason and result.fetchable == []
+    assert lib.info(row.id).extra["conflicting-ids"] == {"arxiv": "2101.01234"}
+
+
 def test_title_agreement_threshold():
     same = [("Deep learning", "Deep Learning."), ("Schrödinger's cat revisited", "Schrodinger's cat revisited"),
             ("The ecology of fear: a review", "The ecology of fear"), ("Attention is all you need",
@@ -105,6 +118,19 @@ def test_records_without_ids_sharing_a_title_and_year_merge_only_when_nothing_te
     parts = lib.import_bibliography(_cdl_entries("ConwEtal07", "KaneEtal07", "BravEtal07"), "bibtex")
     assert [row.status for row in parts.report] == ["added"] * 3
     assert lib.import_bibliography(_cdl_entries("KaneEtal07"), "bibtex").report[0].id == parts.report[1].id
+    # The whole PDP book and its chapter filed as an @article share title, authors and year
+    pdp = lib.import_bibliography(_cdl_entries("RumeEtal86", "McClEtal86"), "bibtex")
+    assert [row.status for row in pdp.report] == ["added"] * 2
+
+
+def test_a_conference_paper_and_its_journal_version_stay_two_works(lib):
+    versions = lib.import_bibliography(
+        "@inproceedings{c, title = {Deep Sets}, author = {Zaheer, Manzil}, booktitle = {NeurIPS}, year = 2017}\n"
+        "@article{j, title = {Deep Sets}, author = {Zaheer, Manzil}, journal = {JMLR}, year = 2017}\n"
+        "@phdthesis{t, title = {Deep Sets}, author = {Zaheer, Manzil}, school = {CMU}, year = 2017}\n"
+        "@article{again, title = {Deep sets}, author = {Zaheer, M.}, journal = {JMLR}, year = 2017}", "bibtex")
+    assert [row.status for row in versions.report] == ["added", "added", "added", "merged"]
+    assert versions.report[3].id == versions.report[1].id
 
 
 def test_no_conflict_for_one_language_named_two_ways_or_white_space(lib):

@@ -1,12 +1,13 @@
 """Ref.parse: every accepted shape normalises to one canonical Ref; anything else is INVALID_REF."""
 from __future__ import annotations
 
+import re
 from urllib.parse import quote
 
 import pytest
 from hypothesis import given, strategies as st
 
-from doiget import DoigetError, ErrorCode, Ref
+from doiget import DoigetError, ErrorCode, Ref, refs
 
 CASES = [
     ("10.1073/PNAS.1414271111", "doi", "10.1073/pnas.1414271111", None),
@@ -92,3 +93,22 @@ def test_parse_never_raises_anything_but_invalid_ref(text):
         assert exc.code is ErrorCode.INVALID_REF
     else:
         assert Ref.parse(str(ref)) == ref
+
+
+_HOSTS = ["doi.org/", "dx.doi.org/", "DX.DOI.ORG/", "arxiv.org/abs/", "www.arxiv.org/pdf/", "export.arxiv.org/html/",
+          "ar5iv.labs.arxiv.org/html/", "ar5iv.arxiv.org/abs/", "www.ar5iv.arxiv.org/abs/", "pubmed.ncbi.nlm.nih.gov/",
+          "www.ncbi.nlm.nih.gov/pubmed/", "ncbi.nlm.nih.gov/pmc/articles/", "pmc.ncbi.nlm.nih.gov/articles/",
+          "europepmc.org/abstract/med/", "europepmc.org/article/med/", "europepmc.org/med/", "europepmc.org/pmc/",
+          "europepmc.org/article/pmc/", "api.openalex.org/works/", "openalex.org/", "example.org/", ""]
+
+
+@given(st.sampled_from(["http://", "https://", "HTTPS://", "ftp://"]), st.sampled_from(_HOSTS),
+       st.text(alphabet="abcdefghijklmnopqrstuvwxyz0123456789./-?#%", max_size=20))
+def test_one_url_pattern_picks_the_prefix_the_list_names_first(scheme, host, rest):
+    """The URL prefixes are matched with one pattern; it names the kind and ends where the first prefix of
+    the list that matches would, one pattern per prefix in list order."""
+    url = scheme + host + rest
+    first = next(((kind, match.end()) for prefix, kind in refs._URL_PREFIXES
+                  if (match := re.match(f"^https?://{prefix}", url, re.I))), None)
+    match = refs._URL_PREFIX.match(url)
+    assert (None if match is None else (refs._URL_KINDS[match.lastindex - 1], match.end())) == first

@@ -13,8 +13,8 @@ from typing import Any
 from pylatexenc.latexencode import UnicodeToLatexEncoder
 
 from doiget.formats.keys import citation_keys
-from doiget.formats.fields import (BIB_NAME_OF_ROLE, BOOKTITLE_TYPES, CSL_DATE_TO_BIB, CSL_TO_BIB, CSL_TO_BIB_TYPE,
-                                   MONTH_MACROS, MONTHS, csl_variable)
+from doiget.formats.fields import (BIB_NAME_OF_ROLE, CSL_DATE_TO_BIB, CSL_TO_BIB, CSL_TO_BIB_TYPE,
+                                   MONTH_MACROS, MONTHS, container_field, csl_variable)
 from doiget.formats.latex import untex
 from doiget.formats.record import PAGE_DASH, nfc
 from doiget.formats.names import to_bibtex_name
@@ -30,7 +30,6 @@ _NON_ASCII = UnicodeToLatexEncoder(
     unknown_char_policy="keep", unknown_char_warning=False,
 )
 
-_CONTAINER_FIELD = {"article": "journal", "periodical": "journal"}
 _TITLE_FIELDS = ("title", "subtitle")  # kept as written, and written by _title_fields
 _PUBLISHER_FIELD = {"phdthesis": "school", "mastersthesis": "school", "thesis": "institution",
                     "techreport": "institution", "report": "institution"}
@@ -135,8 +134,7 @@ def _fields(work: Work, kind: str) -> list[tuple[str, str]]:
             fields.append((name, " and ".join(listed)))
     fields += _title_fields(work)
     if work.venue:
-        container = _CONTAINER_FIELD.get(kind) or ("booktitle" if kind in BOOKTITLE_TYPES else "howpublished")
-        fields.append((container, latex_escape(work.venue)))
+        fields.append((aliases.get("container-title") or container_field(kind), latex_escape(work.venue)))
     fields += [f for f in _date_fields(work) if f[0] not in raw]
     if work.volume:
         fields.append(("volume", latex_escape(work.volume)))

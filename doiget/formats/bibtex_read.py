@@ -13,8 +13,8 @@ from typing import Any
 
 from doiget.errors import DoigetError, ErrorCode
 from doiget.formats.bibtex_split import BibBlock, split_bibtex
-from doiget.formats.fields import (BIB_DATE_FIELDS, BIB_NAME_FIELDS, BIB_TO_CSL, BIB_TO_CSL_TYPE,
-                                   BOOKTITLE_TYPES, CSL_TO_BIB, CSL_TO_BIB_TYPE, MONTHS)
+from doiget.formats.fields import (BIB_DATE_FIELDS, BIB_NAME_FIELDS, BIB_TO_CSL, BIB_TO_CSL_TYPE, BOOKTITLE_TYPES,
+                                   CSL_TO_BIB, CSL_TO_BIB_TYPE, MONTHS, container_field)
 from doiget.formats.latex import unescape_verbatim, untex
 from doiget.formats.names import bibtex_author, split_names, split_top_level
 from doiget.formats.record import (YEAR, ImportRecord, clean, find_ids, iso_date, keywords, leading_date, make_record,
@@ -269,13 +269,16 @@ def bib_record(key: str | None, kind: str, fields: dict[str, str], problems: lis
         csl_type = "preprint"
     if CSL_TO_BIB_TYPE.get(csl_type, "misc") != kind:
         extra["bibtex-type"] = kind
-    venue = text.get("journal") or text.get("journaltitle")
+    venue_field = "journal" if text.get("journal") else "journaltitle" if text.get("journaltitle") else None
+    venue = text.get(venue_field) if venue_field else None
     for name in ("journal", "journaltitle"):
         if text.get(name) and text[name] != venue:
             bibtex[name] = fields[name]
     booktitle = text.get("booktitle")
     if booktitle and (kind in BOOKTITLE_TYPES or not venue):
-        venue = venue or booktitle
+        if venue:  # a paper in proceedings that also names a journal or a series (IEEE Xplore): kept
+            bibtex[venue_field] = fields[venue_field]
+        venue, venue_field = booktitle, "booktitle"
     elif booktitle:
         bibtex["booktitle"] = fields["booktitle"]
     url = text.get("url")
@@ -284,9 +287,17 @@ def bib_record(key: str | None, kind: str, fields: dict[str, str], problems: lis
         url = url or unescape_verbatim(linked.group(1) or linked.group(2))
         bibtex["howpublished"] = fields["howpublished"]
     elif not venue and text.get("howpublished"):
-        venue = text["howpublished"]
+        venue, venue_field = text["howpublished"], "howpublished"
     elif text.get("howpublished"):
         bibtex["howpublished"] = fields["howpublished"]
+    if venue_field not in (None, container_field(kind)) and (venue_field, container_field(kind)) != ("journaltitle",
+                                                                                                   "journal"):
+        aliases["container-title"] = venue_field  # a @misc's booktitle: written back in its own field
+    language = text.get("langid") or text.get("language")
+    if text.get("language") and text["language"] != language:  # biblatex: langid hyphenates, language is printed
+        bibtex["language"] = fields["language"]
+    elif text.get("language"):
+        aliases["language"] = "language"
     publisher = text.get("publisher")
     for name in _PUBLISHER_LIKE[1:]:
         if not text.get(name):
@@ -341,7 +352,7 @@ def bib_record(key: str | None, kind: str, fields: dict[str, str], problems: lis
         "title": title, "authors": authors, "contributors": contributors, "venue": venue, "year": year,
         "published": published, "type": csl_type, "publisher": publisher, "volume": text.get("volume"),
         "issue": issue, "pages": pages(text.get("pages")), "url": url, "abstract": text.get("abstract"),
-        "language": text.get("langid") or text.get("language"), "citekey": key or None, "extra": extra,
+        "language": language, "citekey": key or None, "extra": extra,
     }
     return make_record(key or None, work_fields, ids, keywords(text.get("keywords")), problems + id_problems,
                        inferred, files)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from doiget import safejson
@@ -20,11 +20,12 @@ from doiget.formats.record import (YEAR, ImportRecord, calendar_parts, clean, cl
 from doiget.models import ET_AL, Author, Work
 
 _HTML_TAG = re.compile(r"</?(?:i|b|em|strong|sup|sub|sc|span)(?:\s[^>]*)?>", re.I)
-_COLUMNS = {"type": "type", "publisher": "publisher", "volume": "volume", "issue": "issue", "URL": "url",
-            "language": "language"}  # plain text columns
-_RICH = (("title", "title"), ("container-title", "venue"))  # text columns that may carry markup
-_HANDLED = frozenset({*_COLUMNS, *dict(_RICH), "abstract", "page", "id", "citation-key", "DOI", "PMID", "PMCID", "issued",
-                      "keyword", "custom", *CSL_NAME_VARIABLES})
+# plain text columns whose values many records of a file repeat (the URL is read once per record)
+_SHARED_COLUMNS = (("type", "type"), ("publisher", "publisher"), ("volume", "volume"), ("issue", "issue"),
+                   ("language", "language"))
+_RICH = (("title", "title", False), ("container-title", "venue", True))  # text columns that may carry markup
+_HANDLED = frozenset({*dict(_SHARED_COLUMNS), "URL", "abstract", "title", "container-title", "page", "id",
+                      "citation-key", "DOI", "PMID", "PMCID", "issued", "keyword", "custom", *CSL_NAME_VARIABLES})
 _ROLES = CSL_NAME_VARIABLES - {"author"}
 _UNSEEN = object()
 _KEY = re.compile(r"^[^\s,{}#%\"'()=\\~]+$")
@@ -54,9 +55,9 @@ def iter_csl(text: str | Iterable[str]) -> Iterator[ImportRecord]:
             data = data.get("items", [data])
         if not isinstance(data, list):
             raise DoigetError(ErrorCode.INVALID_INPUT, "CSL-JSON must be an array of items")
-    names: dict[tuple, Author | None] = {}
+    memo = Memo()
     for index, item in enumerate(data):
-        yield csl_record(index, item, names)
+        yield csl_record(index, item, memo)
 
 
 def _without_bom(pieces: Iterable[str]) -> Iterator[str]:
@@ -110,10 +111,33 @@ def _rich_text(value: Any) -> tuple[str | None, str | None]:
     return text, html.unescape(plain) if "&" in plain else plain
 
 
+class Memo:
+    """What the records of one file share, each worked out once: the Author of each distinct name object
+    (the records share it; Authors are never changed in place), the text of each distinct string of the
+    columns many records repeat (type, volume, issue, publisher, language, venue)."""
+
+    __slots__ = ("names", "texts", "rich")
+
+    def __init__(self) -> None:
+        self.names: dict[tuple, Author | None] = {}
+        self.texts: dict[str, str | None] = {}  # clean()
+        self.rich: dict[str, tuple[str | None, str | None]] = {}  # _rich_text()
+
+
+def _once(value: Any, done: dict[str, Any], read: Callable[[Any], Any]) -> Any:
+    """``read(value)``, worked out once per distinct string (other values each time: 1, 1.0 and True are
+    one dictionary key but three texts)."""
+    if type(value) is not str:
+        return read(value)
+    out = done.get(value, _UNSEEN)
+    if out is _UNSEEN:
+        out = done[value] = read(value)
+    return out
+
+
 def _people(value: Any, names: dict[tuple, Author | None]) -> list[Author]:
-    """The names of one role, without a closing "others" (:func:`closing_others`); ``names`` caches them
-    per distinct name object (the records of one file share the Author of a name they spell identically;
-    Authors are never changed in place)."""
+    """The names of one role, without a closing "others" (:func:`closing_others`), each distinct name
+    object's Author made once (see :class:`Memo`)."""
     if not isinstance(value, list):
         return []
     people = []
@@ -139,9 +163,9 @@ def closing_others(value: Any) -> bool:
     return isinstance(last, dict) and len(last) == 1 and str(last.get("literal", "")).strip().lower() in _OTHERS
 
 
-def csl_record(index: int, item: Any, names: dict[tuple, Author | None] | None = None) -> ImportRecord:
-    """One CSL-JSON item as an :class:`ImportRecord` (``names``: see :func:`_people`)."""
-    names = {} if names is None else names
+def csl_record(index: int, item: Any, memo: Memo | None = None) -> ImportRecord:
+    """One CSL-JSON item as an :class:`ImportRecord` (``memo``: what the file's earlier records worked out)."""
+    memo = Memo() if memo is None else memo
     if not isinstance(item, dict):
         return ImportRecord(work=Work(), problems=[f"item {index} is not a JSON object"])
     get = item.get
@@ -170,18 +194,24 @@ def csl_record(index: int, item: Any, names: dict[tuple, Author | None] | None =
     if extra:
         for name in CSL_DATE_VARIABLES.intersection(extra):
             extra[name] = _date(extra[name])
-    fields: dict[str, Any] = {column: clean(value) for name, column in _COLUMNS.items()
+    texts = memo.texts
+    fields: dict[str, Any] = {column: _once(value, texts, clean) for name, column in _SHARED_COLUMNS
                               if (value := get(name)) is not None}
-    for name, column in _RICH:
-        text, fields[column] = _rich_text(get(name))
-        if fields[column] != text and isinstance(get(name), str):
-            extra[f"{name}-rich"] = item[name]
+    if (url := get("URL")) is not None:
+        fields["url"] = clean(url)
+    for name, column, shared in _RICH:
+        value = get(name)
+        text, fields[column] = _once(value, memo.rich, _rich_text) if shared else _rich_text(value)
+        if fields[column] != text and isinstance(value, str):
+            extra[f"{name}-rich"] = value
     roles = _ROLES.intersection(item)
     others = [BIB_NAME_OF_ROLE.get(role, role) for role in ("author", *sorted(roles))
               if closing_others(item.get(role))]
     if others:
         extra[ET_AL] = others
-    fields.update(abstract=clean_lines(get("abstract")), pages=pages(get("page")), authors=_people(get("author"), names), year=year, published=published,
+    names = memo.names
+    fields.update(abstract=clean_lines(get("abstract")), pages=pages(get("page")), authors=_people(get("author"), names),
+                  year=year, published=published,
                   contributors={role: people for role in sorted(roles) if (people := _people(item[role], names))}
                   if roles else {}, citekey=key, extra=extra)
     return make_record(key, fields, ids, keywords(get("keyword")), problems + id_problems, inferred, typed=True)

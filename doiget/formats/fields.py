@@ -37,6 +37,12 @@ CSL_TO_BIB_TYPE = {
 BOOKTITLE_TYPES = frozenset({"inproceedings", "conference", "incollection", "inbook", "bookinbook",
                              "suppbook", "suppcollection", "inreference"})
 
+
+def container_field(kind: str) -> str:
+    """The BibTeX field that names the venue (CSL container-title) of an entry of type ``kind``."""
+    return "journal" if kind in ("article", "periodical") else "booktitle" if kind in BOOKTITLE_TYPES \
+        else "howpublished"
+
 # BibTeX name field -> CSL name variable ("author" is Work.authors; the rest Work.contributors).
 BIB_NAME_FIELDS = {"author": "author", "editor": "editor", "translator": "translator",
                    "bookauthor": "container-author", "origauthor": "original-author"}

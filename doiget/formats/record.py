@@ -80,7 +80,9 @@ def find_ids(declared: dict[str, Any], free_text: Iterable[str]) -> tuple[dict[s
     doi = ids.get("doi") or next((r.id for r in found if r and r.kind == "doi"), "")
     if doi.startswith("10.48550/arxiv."):
         found.append(try_parse("arxiv:" + doi.removeprefix("10.48550/arxiv.")))
-    inferred = []
+    inferred: list[str] = []
+    if not found:  # nothing in free text: the declared ids are all
+        return ids, inferred, problems
     for ref in filter(None, found):
         if ref.kind not in ids:
             ids[ref.kind] = ref.id
@@ -140,6 +142,8 @@ _BARE_COMMA = re.compile(r",\S")
 
 
 def keywords(value: Any) -> list[str]:
+    if not value:
+        return []
     if isinstance(value, list):
         parts = value
     else:

@@ -20,6 +20,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +37,6 @@ from doiget.formats.fields import BABEL_LANGUAGES
 from doiget.gcpause import gc_paused
 from doiget.identity import Marks, Side, decide, marks_agree, normalised_title
 from doiget.models import ET_AL, ID_FIELDS, IMPORT_SOURCE, Entry, Work
-from doiget.refs import Ref
 from doiget.services import checks, retractions, searching
 from doiget.services.session import Session
 from doiget.store import bulk, citekeys, rows
@@ -93,9 +93,10 @@ class _Seen:
     def ids(self) -> dict[str, str]:
         return self.identifiers
 
-    def primary_ref(self) -> Ref:
-        """The ref of its first identifier, as :meth:`Work.primary_ref` (the identifiers are canonical already)."""
-        return Ref(*next(iter(self.identifiers.items())))
+    def ref(self) -> str | None:
+        """Its first identifier as a ref, as ``str(Work.primary_ref())`` (the identifiers are canonical already);
+        None when it has none (known by its title, or every id it had was set aside)."""
+        return "%s:%s" % next(iter(self.identifiers.items())) if self.identifiers else None
 
     def merged(self, work: Work) -> _Seen:
         """Empty parts filled from ``work``, as :meth:`Work.merged` fills them."""
@@ -146,7 +147,7 @@ class _Item:
         return _marks(self.work) if self.work is not None else self.seen.marks
 
     def retire(self) -> None:
-        """After its chunk is written, keep only what later records of the file are matched against."""
+        """Once written, keep only what later records of the file are matched against."""
         titled = self.keys[0][0] == "title"  # only an item known by its title is matched by its marks
         self.seen = _Seen(self.work.ids(), self.work.title, self.work.year, self.file_key,
                           _marks(self.work) if titled else _NO_MARKS)
@@ -193,8 +194,6 @@ def _import(store: Store, text_: str | Path, format: ImportFormat, tags: Sequenc
         def flush(last: bool = False) -> None:
             _write_chunk(conn, pending, list(tags), title_index, tag_ids, keys_taken, report, overwrite)
             _write_late(conn, late, tag_ids, report)
-            for item in pending:
-                item.retire()
             pending.clear()
             late.clear()
             if progress:
@@ -209,8 +208,8 @@ def _import(store: Store, text_: str | Path, format: ImportFormat, tags: Sequenc
             flush(last=True)
         elif progress:
             progress(len(items), len(items))
-    for item in items:
-        item.ref = ref = None if item.keys[0][0] == "title" else str(item.current.primary_ref())
+    for item in items:  # every item is written and retired
+        item.ref = ref = item.seen.ref()
         row = report[item.index]
         row.update(status="merged" if item.merged else "added", id=item.entry_id, ref=ref)
         if item.merged:
@@ -219,9 +218,9 @@ def _import(store: Store, text_: str | Path, format: ImportFormat, tags: Sequenc
             report[index].update(status="merged", id=item.entry_id, ref=ref,
                                  reason=report[index]["reason"] or f"same work as record {item.index} of this file")
     seconds = time.perf_counter() - started
-    statuses = Counter(row["status"] for row in report)
+    statuses = Counter(map(itemgetter("status"), report))
     counts = {status: statuses[status] for status in ("added", "merged", "skipped")}
-    return {"records": len(report), **counts, "conflicts": sum(bool(row["conflicts"]) for row in report),
+    return {"records": len(report), **counts, "conflicts": sum(map(bool, map(itemgetter("conflicts"), report))),
             "entries": len(items), "fetchable": _fetchable(store, items),
             "files": {item.entry_id: item.files for item in items if item.files},
             "seconds": round(seconds, 3), "records_per_second": round(len(report) / seconds) if seconds else None,
@@ -272,14 +271,14 @@ def _group(records: Iterable[ImportRecord], report: list[dict[str, Any]], late: 
     to ``late``, merged into the entry the same way when the next chunk is written."""
     owner: dict[tuple[str, str], list[_Item]] = {}  # by key: the items holding it (one, but for a shared title)
     for index, record in enumerate(records):
-        report.append(_row(index, record))
+        report.append(row := _row(index, record))
         work = record.work  # the record's own model: nothing else holds it
         work.sources = [IMPORT_SOURCE]
         ids = work.ids()
         if not work.title and not ids:
-            report[index].update(status="skipped", reason="no identifier and no title")
+            row.update(status="skipped", reason="no identifier and no title")
             continue
-        tags = _keyword_tags(record.tags, report[index]["problems"])
+        tags = _keyword_tags(record.tags, row["problems"])
         keys = _keys(work, ids)
         candidates = [item for k in keys if k in owner for item in owner[k]]
         if len(candidates) > 1:
@@ -295,8 +294,8 @@ def _group(records: Iterable[ImportRecord], report: list[dict[str, Any]], late: 
             decision = decide(candidate.side(), side)
             if decision.same and target is None:
                 target = candidate
-                report[index].update(reason=f"same work as record {candidate.index} of this file ({decision.reason})",
-                                     matched=_matched(decision.matched, work, candidate.current))
+                row.update(reason=f"same work as record {candidate.index} of this file ({decision.reason})",
+                           matched=_matched(decision.matched, work, candidate.current))
             elif not decision.same:
                 refused.append((candidate, decision))
         if refused:
@@ -304,7 +303,7 @@ def _group(records: Iterable[ImportRecord], report: list[dict[str, Any]], late: 
                         if kind != "title" and getattr(work, kind) == value]
             work = _without(work, clashing)
             for candidate, decision in refused:
-                report[index]["conflicts"].append({
+                row["conflicts"].append({
                     "record": candidate.index, "reason": f"not merged: {decision.reason}",
                     "title": candidate.current.title, "record_title": record.work.title,
                     "ids_set_aside": {k: v for k, v in record.work.ids().items() if k in clashing}})
@@ -405,10 +404,11 @@ def _title_index(conn: Connection) -> dict[str, list[tuple[int, Marks]]]:
 def _write_chunk(conn: Connection, items: list[_Item], extra_tags: list[str],
                  title_index: dict[str, list[tuple[int, Marks]]], tag_ids: dict[str, int], keys_taken: set[str],
                  report: list[dict[str, Any]], overwrite: bool) -> None:
-    for item in items:
-        item.file_key = item.work.citekey
+    """Write ``items``: each a new entry, or merged into the library's entry that is the same work; then
+    retire them (:meth:`_Item.retire`)."""
     by_kind: dict[str, list[str]] = {kind: [] for kind in ID_FIELDS}
     for item in items:
+        item.file_key = item.work.citekey
         for kind, value in item.keys:
             if kind != "title":
                 by_kind[kind].append(value)
@@ -464,10 +464,13 @@ def _write_chunk(conn: Connection, items: list[_Item], extra_tags: list[str],
                                   [_tag_ids(item, extra_tags, tag_ids) for item in new])
     for item, entry_id in zip(new, entry_ids):
         item.entry_id = entry_id
-        if item.keys[0][0] == "title":
-            title_index.setdefault(item.keys[0][1], []).append((entry_id, item.marks))
     bulk.add_tags(conn, [(item.entry_id, tag_id) for item in items if item.merged
                          for tag_id in _tag_ids(item, extra_tags, tag_ids)])
+    for item in items:
+        item.retire()
+    for item in new:
+        if item.keys[0][0] == "title":
+            title_index.setdefault(item.keys[0][1], []).append((item.entry_id, item.seen.marks))
 
 
 def _new_key(item: _Item, taken: set[str], row: dict[str, Any]) -> str:

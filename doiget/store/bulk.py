@@ -63,10 +63,11 @@ def _tag_text(conn: Connection, tagged: list[tuple[int, int]]) -> dict[int, str]
     """Each tagged entry's tag text for search: its tags' stored names in the order of the tags column
     (NOCASE), joined by spaces, as the search-text triggers join them."""
     names = dict(rows_for(conn, f"SELECT id, name FROM tags WHERE id {IN_VALUES}", list({t for _, t in tagged})))
-    by_entry: dict[int, list[str]] = defaultdict(list)
+    nocase = {tag_id: name.translate(_NOCASE) for tag_id, name in names.items()}
+    by_entry: dict[int, list[int]] = defaultdict(list)
     for entry_id, tag_id in tagged:
-        by_entry[entry_id].append(names[tag_id])
-    return {entry_id: " ".join(sorted(tags, key=lambda name: name.translate(_NOCASE)))
+        by_entry[entry_id].append(tag_id)
+    return {entry_id: " ".join([names[t] for t in sorted(tags, key=nocase.__getitem__)])
             for entry_id, tags in by_entry.items()}
 
 
