@@ -17,7 +17,6 @@ as the abbreviated end of a page number ("429-52").
 """
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
 from typing import Literal
 
@@ -26,14 +25,13 @@ from rapidfuzz import fuzz, process
 
 from doiget.formats.keys import STOP_WORDS
 from doiget.models import Work
-from doiget.refs import try_parse
+from doiget.refs import DOI_IN_TEXT, try_parse
 from doiget.text import words as _words
 
 Confidence = Literal["exact", "probable", "weak"]
 
 # Words that carry no identity in a reference string, on top of the title stop words.
 _CITATION_NOISE = frozenset("et al pp vol no doi http https www org dx eds ed editor editors proc in".split())
-_DOI = re.compile(r"10\.\d{4,9}/[^\s\"<>]+")
 TYPO_RATIO = 80
 MIN_ABBREVIATION = 3
 MIN_TYPO = 5
@@ -57,7 +55,7 @@ def tokens(text: str | None) -> list[str]:
 
 
 def _dois_in(text: str) -> set[str]:
-    refs = (try_parse("doi:" + m.group(0).rstrip(".,;:)]")) for m in _DOI.finditer(text))
+    refs = (try_parse("doi:" + m.group(0).rstrip(".,;:)]")) for m in DOI_IN_TEXT.finditer(text))
     return {ref.id for ref in refs if ref}
 
 

@@ -30,6 +30,9 @@ ACCEPTED_SHAPES = (
 )
 
 _DOI = re.compile(r"^10\.\d{4,9}/\S+$")
+# A DOI inside free text (a URL, a note, a reference string): it ends at white space, a quote or an angle
+# bracket, except the <pages::AID-code> part of a Wiley SICI DOI (10.1002/(SICI)...<50::AID-AR4>3.0.CO;2-W).
+DOI_IN_TEXT = re.compile(r"10\.\d{4,9}/(?:[^\s\"<>{}]|<\d+::AID-[A-Za-z0-9-]+>)+")
 _ARXIV_NEW = re.compile(r"^(\d{4}\.\d{4,5})(v\d+)?$")
 _ARXIV_OLD = re.compile(r"^([a-z][a-z\-]*(?:\.[a-z]{2})?/\d{7})(v\d+)?$", re.IGNORECASE)
 _PMID = re.compile(r"^\d{1,9}$")

@@ -14,7 +14,7 @@ from pydantic import ValidationError
 
 from doiget.errors import DoigetError
 from doiget.models import Work, unvalidated
-from doiget.refs import Ref, try_parse
+from doiget.refs import DOI_IN_TEXT, Ref, try_parse
 
 
 @dataclass(slots=True)
@@ -33,7 +33,6 @@ class ImportRecord:
 
 # ---- identifiers -------------------------------------------------------------------------------
 
-_DOI_IN_TEXT = re.compile(r"10\.\d{4,9}/[^\s\"<>{}]+")
 _DOI_PREFIX = re.compile(r"^(?:info:doi/|doi\s*:\s*|(?:https?://)?(?:dx\.)?doi\.org/)", re.I)
 _ARXIV_IN_TEXT = re.compile(r"arxiv(?:\.org/(?:abs|pdf)/|:\s*)([a-z\-]+(?:\.[a-z]{2})?/\d{7}|\d{4}\.\d{4,5})", re.I)
 _LABELLED_ID = re.compile(r"\b(PMID|PMCID)\s*:\s*(PMC\d+|\d+)", re.I)
@@ -52,8 +51,18 @@ def bare_doi(value: str) -> str:
 
 
 def _doi_in(text: str) -> str | None:
-    match = _DOI_IN_TEXT.search(text)
-    return match.group(0).rstrip(_TRAILING_PUNCT) if match else None
+    """The first DOI in ``text``; in a publisher's address, without the page's own path after it
+    (Wiley's ``/doi/10.1002/ca.20342/abstract``) or its query."""
+    match = DOI_IN_TEXT.search(text)
+    if not match:
+        return None
+    doi = match.group(0)
+    if text.startswith(("http://", "https://")):
+        doi = _LANDING_PAGE.sub("", doi.split("?", 1)[0].split("#", 1)[0])
+    return doi.rstrip(_TRAILING_PUNCT)
+
+
+_LANDING_PAGE = re.compile(r"/(?:abstract|full|pdf|epdf|fulltext|summary|references|citedby|html?)/?$", re.I)
 
 
 def find_ids(declared: dict[str, Any], free_text: Iterable[str]) -> tuple[dict[str, str], list[str], list[str]]:

@@ -44,7 +44,7 @@ def parse_ris(text: str) -> list[ImportRecord]:
     or run into the next ``TY``) or its ``TY`` is still read, with a problem saying so."""
     text, repairs = _framed(text.lstrip("\ufeff"))
     try:
-        entries = rispy.loads(text, skip_unknown_tags=False, enforce_list_tags=False)
+        entries = rispy.loads(text, skip_unknown_tags=False, enforce_list_tags=False, delimiter_tags_mapping={})
     except Exception as exc:  # noqa: BLE001 - rispy raises IOError/ValueError on a broken file
         raise DoigetError(ErrorCode.INVALID_INPUT, f"not a readable RIS file: {exc}") from None
     if not entries:
@@ -55,6 +55,9 @@ def parse_ris(text: str) -> list[ImportRecord]:
     return records
 
 
+# One UR line may list several addresses apart by ";" (rispy split at every ";", so a Wiley SICI address
+# "...3.0.CO;2-W/abstract" became two); it is cut only where a new address begins.
+_URLS_APART = re.compile(r"\s*;\s*(?=[a-z][a-z0-9+.-]*://|www\.|doi:)", re.I)
 _TAG_LINE = re.compile(r"^([A-Z][A-Z0-9])  -(?: |$)")
 
 
@@ -135,7 +138,7 @@ def ris_record(entry: dict[str, Any]) -> ImportRecord:
     people: dict[str, list[Author]] = {}
     for tag, role in _NAME_ROLES.items():
         people.setdefault(role, []).extend(_ris_name(n) for n in _list(entry.get(tag)))
-    urls = _list(entry.get("urls"))
+    urls = [url for value in _list(entry.get("urls")) for url in _URLS_APART.split(value.strip()) if url]
     notes = _list(entry.get("notes")) + _list(entry.get("note"))
     numbers = _list(entry.get("accession_number"))
     ids, inferred, problems = find_ids({"doi": entry.get("doi")}, [*urls, *notes, *numbers])
