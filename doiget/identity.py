@@ -92,32 +92,36 @@ def decide(a: Side, b: Side) -> Decision:
     return Decision(True, matched, f"same {matched} and agreeing titles")
 
 
-PART_TYPES = frozenset({"chapter", "paper-conference", "entry", "entry-dictionary", "entry-encyclopedia"})
-WHOLE_TYPES = frozenset({"book", "collection"})
+# The form a work takes, by its CSL type: records of two different known forms are two works (a chapter and
+# the book it is in, a conference paper and its journal version, a thesis and an article made of it).
+FORMS = {**dict.fromkeys(("chapter", "paper-conference", "entry", "entry-dictionary", "entry-encyclopedia"), "part"),
+         **dict.fromkeys(("book", "collection"), "book"),
+         **dict.fromkeys(("article-journal", "article-magazine", "article-newspaper"), "periodical"),
+         "thesis": "thesis", "report": "report"}
 
 
 @dataclass(frozen=True)
 class Marks:
     """What tells apart records without identifiers that share a title and year: the first page, the
-    volume, the authors' family names (folded; an organisation's whole name) and whether the record is
-    a part of a book (a chapter, an entry, a conference paper) or a whole book, each possibly unknown."""
+    volume, the authors' family names (folded; an organisation's whole name) and the work's form
+    (:data:`FORMS`), each possibly unknown."""
 
     first_page: str | None = None
     volume: str | None = None
     families: frozenset[str] = frozenset()
-    part: bool | None = None
+    form: str | None = None
 
     @classmethod
     def of(cls, pages: str | None, volume: str | None, families: Iterable[str], type: str | None = None) -> Marks:
         """From the fields as stored; ``families``: each author's family name, or whole name if it has none."""
         return cls(first_page(pages), normalised_title(volume) or None,
                    frozenset(filter(None, map(normalised_title, families))),
-                   True if type in PART_TYPES else False if type in WHOLE_TYPES else None)
+                   FORMS.get(type))
 
     def filled(self, other: Marks) -> Marks:
         """Unknown parts taken from ``other`` (as a merge fills empty fields)."""
         return Marks(self.first_page or other.first_page, self.volume or other.volume, self.families or other.families,
-                     other.part if self.part is None else self.part)
+                     self.form or other.form)
 
 
 def first_page(pages: str | None) -> str | None:
@@ -129,9 +133,9 @@ def first_page(pages: str | None) -> str | None:
 def marks_agree(a: Marks, b: Marks) -> bool:
     """Whether two records with the same title and year and no identifier are one work: yes, unless both
     give a first page and these differ, or both a volume and these differ, or both name authors and no
-    family name is in both, or one is a part of a book and the other a whole book (a BibTeX ``@inbook``
-    is titled by its book)."""
+    family name is in both, or both have a form and these differ (a BibTeX ``@inbook`` is titled by its
+    book; a conference paper and its journal version often share a title)."""
     return not ((a.first_page and b.first_page and a.first_page != b.first_page)
                 or (a.volume and b.volume and a.volume != b.volume)
                 or (a.families and b.families and not a.families & b.families)
-                or (a.part is not None and b.part is not None and a.part != b.part))
+                or (a.form and b.form and a.form != b.form))

@@ -118,6 +118,19 @@ def test_records_without_ids_sharing_a_title_and_year_merge_only_when_nothing_te
     parts = lib.import_bibliography(_cdl_entries("ConwEtal07", "KaneEtal07", "BravEtal07"), "bibtex")
     assert [row.status for row in parts.report] == ["added"] * 3
     assert lib.import_bibliography(_cdl_entries("KaneEtal07"), "bibtex").report[0].id == parts.report[1].id
+    # The whole PDP book and its chapter filed as an @article share title, authors and year
+    pdp = lib.import_bibliography(_cdl_entries("RumeEtal86", "McClEtal86"), "bibtex")
+    assert [row.status for row in pdp.report] == ["added"] * 2
+
+
+def test_a_conference_paper_and_its_journal_version_stay_two_works(lib):
+    versions = lib.import_bibliography(
+        "@inproceedings{c, title = {Deep Sets}, author = {Zaheer, Manzil}, booktitle = {NeurIPS}, year = 2017}\n"
+        "@article{j, title = {Deep Sets}, author = {Zaheer, Manzil}, journal = {JMLR}, year = 2017}\n"
+        "@phdthesis{t, title = {Deep Sets}, author = {Zaheer, Manzil}, school = {CMU}, year = 2017}\n"
+        "@article{again, title = {Deep sets}, author = {Zaheer, M.}, journal = {JMLR}, year = 2017}", "bibtex")
+    assert [row.status for row in versions.report] == ["added", "added", "added", "merged"]
+    assert versions.report[3].id == versions.report[1].id
 
 
 def test_no_conflict_for_one_language_named_two_ways_or_white_space(lib):
