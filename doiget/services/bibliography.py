@@ -458,9 +458,8 @@ def _write_chunk(conn: Connection, items: list[_Item], extra_tags: list[str],
             name_updates.append((entry.id, item.work))
         report[item.index]["citekey"] = values.get("citekey", entry.citekey)
     bulk.update_works(conn, column_updates, name_updates)
-    for item in new:
-        item.work.citekey = _new_key(item, keys_taken, report[item.index])
     entry_ids = bulk.insert_works(conn, [item.work for item in new],
+                                  [_new_key(item, keys_taken, report[item.index]) for item in new],
                                   [_tag_ids(item, extra_tags, tag_ids) for item in new])
     for item, entry_id in zip(new, entry_ids):
         item.entry_id = entry_id

@@ -26,9 +26,10 @@ def stored_ids(conn: Connection, kind: str, values: Iterable[str]) -> dict[str, 
     return {value.lower() if kind == "doi" else value: entry_id for value, entry_id in rows}  # doi is NOCASE
 
 
-def insert_works(conn: Connection, works: Sequence[Work], tag_ids: Sequence[Iterable[int]]) -> list[int]:
-    """Insert ``works``, none of which shares an identifier with a stored entry, each with its tags;
-    returns their new entry ids in order (never ids a deleted entry had)."""
+def insert_works(conn: Connection, works: Sequence[Work], citekeys: Sequence[str],
+                 tag_ids: Sequence[Iterable[int]]) -> list[int]:
+    """Insert ``works``, none of which shares an identifier with a stored entry, each with its citation key
+    (in place of the work's) and tags; returns their new entry ids in order (never ids a deleted entry had)."""
     if not works:
         return []
     first = conn.exec_driver_sql(
@@ -38,12 +39,12 @@ def insert_works(conn: Connection, works: Sequence[Work], tag_ids: Sequence[Iter
     stamp = now()
     sources: dict[tuple[str, ...], str] = {}
     rows = []
-    for entry_id, work in zip(entry_ids, works):
+    for entry_id, work, citekey in zip(entry_ids, works, citekeys):
         values = work.__dict__
         listed = tuple(values["sources"])
         rows.append((entry_id, *_column_values(values), 0,
                      sources.get(listed) or sources.setdefault(listed, json.dumps(values["sources"])),
-                     stamp, stamp, values["citekey"], dump_extra(values["extra"])))
+                     stamp, stamp, citekey, dump_extra(values["extra"])))
     tagged = [(entry_id, tag_id) for entry_id, tags in zip(entry_ids, tag_ids) for tag_id in tags]
     with _index_once(conn):
         insert_rows(conn, "entries", _ENTRY_COLUMNS, rows, _ENTRY_DEFAULTS)
