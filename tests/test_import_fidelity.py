@@ -175,6 +175,21 @@ def test_venue_and_language_fields_come_back_in_the_field_the_file_used():
     assert "  langid = {english},\n  language = {English}\n" in to_bibtex([both])
 
 
+@pytest.mark.parametrize("fmt", ["bibtex", "csl-json"])
+def test_tags_come_back_from_an_export_as_they_were(tmp_path, fmt):
+    # Better BibTeX writes the Zotero tag "Handbooks, manuals, etc" as "Handbooks; manuals; etc" beside a bare
+    # ","; joined with ", " on export, the ';' made the next import split it into three tags
+    cookbook = BIB / "zotero_latex_cookbook.bib"
+    tags = []
+    for round_ in range(2):
+        with Library(Config(home=tmp_path / f"{fmt}{round_}", profile="full")) as lib:
+            lib.import_bibliography(read(cookbook) if round_ == 0 else exported, "bibtex" if round_ == 0 else fmt)
+            tags.append(sorted(t.name for t in lib.tags()))
+            exported = lib.export(fmt)
+            exported = exported if isinstance(exported, str) else json.dumps(exported)
+    assert "Handbooks; manuals; etc" in tags[0] and tags[1] == tags[0]
+
+
 def test_a_month_is_exported_as_its_macro():
     (work,) = [r.work for r in records_of("@article{k, title = {T}, year = 2019, month = mar}")]
     assert "  month = mar\n" in to_bibtex([work])  # BibTeX styles print "March"; {3} printed "3"

@@ -16,7 +16,7 @@ from doiget.formats.keys import citation_keys
 from doiget.formats.fields import (BIB_NAME_OF_ROLE, CSL_DATE_TO_BIB, CSL_TO_BIB, CSL_TO_BIB_TYPE,
                                    MONTH_MACROS, MONTHS, container_field, csl_variable)
 from doiget.formats.latex import untex
-from doiget.formats.record import PAGE_DASH, nfc
+from doiget.formats.record import PAGE_DASH, joined_keywords, nfc
 from doiget.formats.names import to_bibtex_name
 from doiget.notices import citation_note
 from doiget.models import ET_AL, Author, Work
@@ -166,7 +166,7 @@ def _fields(work: Work, kind: str) -> list[tuple[str, str]]:
     if work.language:
         fields.append((aliases.get("language", "langid"), latex_escape(work.language)))
     if getattr(work, "tags", None):
-        fields.append(("keywords", latex_escape(", ".join(work.tags))))
+        fields.append(("keywords", latex_escape(joined_keywords(work.tags))))
     if work.abstract:
         fields.append(("abstract", latex_escape(" ".join(work.abstract.split()))))
     fields += [(name, value) for name, value in raw.items() if name not in _TITLE_FIELDS and _balanced(value)]

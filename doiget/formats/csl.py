@@ -9,6 +9,7 @@ from typing import Any
 from doiget.formats.bibtex import entry_keys
 from doiget.formats.fields import BIB_NAME_OF_ROLE, CSL_DATE_VARIABLES, CSL_NAME_VARIABLES
 from doiget.formats.names import to_csl_name
+from doiget.formats.record import joined_keywords
 from doiget.notices import citation_note, status_of
 from doiget.models import ET_AL, Work
 
@@ -78,7 +79,7 @@ def to_csl_item(work: Work, key: str) -> dict[str, Any]:
     if issued:
         item["issued"] = issued
     if getattr(work, "tags", None):
-        item["keyword"] = ", ".join(work.tags)
+        item["keyword"] = joined_keywords(work.tags)
     custom: dict[str, Any] = {kind: value for kind, value in (("arxiv", work.arxiv), ("openalex", work.openalex))
                               if value}
     for name, value in work.extra.items():
