@@ -23,7 +23,7 @@ from doiget.formats.names import bibtex_author, split_names
 from doiget.fulltext.builder import clean_inline
 from doiget.identity import TITLE_AGREEMENT, title_similarity
 from doiget.models import Author
-from doiget.refs import Ref, try_parse
+from doiget.refs import DOI_IN_TEXT, Ref, try_parse
 
 if TYPE_CHECKING:
     import pymupdf
@@ -37,7 +37,7 @@ MAX_TITLE_CHARS = 400
 _FOOTNOTE_MARKS = " *∗†‡§¶"  # after a title: its footnote's mark
 SOFT_HYPHEN = "\u00ad"
 
-_DOI = re.compile(r"\b(10\.\d{4,9}/[^\s\"<>]+)", re.I)
+_DOI = re.compile(rf"\b({DOI_IN_TEXT.pattern})")
 _DOI_START = re.compile(r"10\.\d{4,9}/")
 _TRAILING_PUNCT = ".,;:)]}>'\""
 _OLD_ARCHIVES = (

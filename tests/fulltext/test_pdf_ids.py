@@ -64,6 +64,13 @@ def test_doubled_doi_is_cut_to_one_copy_and_a_mixed_one_rejected():
     assert sniff.doi is None and sniff.rejected == ["10.1109/dsde.2010.4910.1234/other.thing"]
 
 
+def test_a_wiley_sici_doi_is_read_whole():
+    # 1990s Wiley DOIs hold "<pages::AID-code>"; the DOI was cut at its "<" into one that names nothing
+    sniff = sniff_pdf(_pdf([("Anatomical Terms of Position in Old Texts", 18),
+                            ("DOI: 10.1002/(SICI)1097-0185(19990415)257:2<50::AID-AR4>3.0.CO;2-W", 9)]))
+    assert sniff.doi == "10.1002/(sici)1097-0185(19990415)257:2<50::aid-ar4>3.0.co;2-w"
+
+
 def test_doi_and_arxiv_and_pubmed_ids_are_all_kept():
     sniff = sniff_pdf(_pdf([("Gauge Couplings at Two Loops in a Small Model", 18),
                             ("JCAP10(2008)003 doi:10.1088/1475-7516/2008/10/003", 9),
