@@ -43,6 +43,7 @@ def container_field(kind: str) -> str:
     return "journal" if kind in ("article", "periodical") else "booktitle" if kind in BOOKTITLE_TYPES \
         else "howpublished"
 
+
 # BibTeX name field -> CSL name variable ("author" is Work.authors; the rest Work.contributors).
 BIB_NAME_FIELDS = {"author": "author", "editor": "editor", "translator": "translator",
                    "bookauthor": "container-author", "origauthor": "original-author"}
