@@ -165,6 +165,13 @@ def test_an_author_list_cut_short_shows_et_al(lib):
     assert "E. Makris et al." in lib.info("@k")._repr_html_()
 
 
+def test_a_ris_list_ending_in_et_al_is_cut_short_not_a_person(lib):
+    lib.import_bibliography("TY  - JOUR\nID  - r\nTI  - T\nAU  - Makris, E.\nAU  - et al.\nPY  - 2014\nER  - \n", "ris")
+    entry = lib.info("@r")
+    assert [a.name for a in entry.authors] == ["E. Makris"] and entry.authors_cut_short
+    assert "author = {Makris, E. and others}" in lib.export("bibtex")
+
+
 def test_a_csl_list_ending_in_others_is_cut_short_not_a_person(lib):
     # pandoc writes BibTeX's "and others" as a last name {"literal": "others"}; an editor list too
     item = {"id": "k", "type": "chapter", "title": "T", "issued": {"date-parts": [[2014]]},

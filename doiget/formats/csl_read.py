@@ -14,7 +14,7 @@ from typing import Any
 from doiget import safejson
 from doiget.errors import DoigetError, ErrorCode
 from doiget.formats.fields import BIB_NAME_OF_ROLE, CSL_DATE_VARIABLES, CSL_NAME_VARIABLES
-from doiget.formats.names import csl_author
+from doiget.formats.names import csl_author, stands_for_others
 from doiget.formats.record import (YEAR, ImportRecord, calendar_parts, clean, clean_lines, find_ids, iso_date, keywords,
                                    leading_date, make_record, pages)
 from doiget.models import ET_AL, Author, Work
@@ -32,7 +32,6 @@ _KEY = re.compile(r"^[^\s,{}#%\"'()=\\~]+$")
 _INT = {int}
 _STORABLE = range(-2**63, 2**63)  # what the year column (an SQLite INTEGER) holds
 _FREE_TEXT = ("URL", "number", "note", "archive_location")  # where identifiers are looked for
-_OTHERS = frozenset({"others", "et al.", "et al"})  # a last name so spelled: BibTeX's "and others"
 
 
 def parse_csl(text: str) -> list[ImportRecord]:
@@ -160,7 +159,7 @@ def closing_others(value: Any) -> bool:
     """Whether a name list ends in ``{"literal": "others"}``: pandoc's (and citeproc's) spelling of
     BibTeX's "and others" (et al.), which is no person."""
     last = value[-1] if type(value) is list and value else None
-    return isinstance(last, dict) and len(last) == 1 and str(last.get("literal", "")).strip().lower() in _OTHERS
+    return isinstance(last, dict) and len(last) == 1 and stands_for_others(last.get("literal"))
 
 
 def csl_record(index: int, item: Any, memo: Memo | None = None) -> ImportRecord:

@@ -34,6 +34,15 @@ _EXTENDED_KEYS = {"family": "family", "given": "given", "prefix": "particle", "s
 _AND_OR_BRACE = re.compile(r"[{}]|\s+and\s+", re.I)
 
 
+def stands_for_others(name: Any) -> bool:
+    """Whether a name, as a CSL-JSON or RIS list's last, is no person but "and others" (et al.): pandoc
+    writes BibTeX's ``and others`` as ``{"literal": "others"}``, RIS files as ``AU  - et al.``."""
+    return isinstance(name, str) and name.strip().lower() in _OTHERS
+
+
+_OTHERS = frozenset({"others", "et al.", "et al"})
+
+
 def split_names(value: str) -> list[str]:
     """The persons of a BibTeX name list (``A and B and {C and D}``), each as written: split at
     ``and`` between spaces outside braces, as BibTeX does."""

@@ -12,11 +12,11 @@ import rispy
 from rispy import TAG_KEY_MAPPING
 
 from doiget.errors import DoigetError, ErrorCode
-from doiget.formats.fields import RIS_NAME_ROLES, RIS_TO_CSL
-from doiget.formats.names import make_author
+from doiget.formats.fields import BIB_NAME_OF_ROLE, RIS_NAME_ROLES, RIS_TO_CSL
+from doiget.formats.names import make_author, stands_for_others
 from doiget.formats.record import (YEAR, ImportRecord, clean, find_ids, iso_date, keywords, leading_date,
                                    make_record)
-from doiget.models import Author
+from doiget.models import ET_AL, Author
 from doiget.refs import try_parse
 
 RIS_TO_CSL_TYPE = {
@@ -135,9 +135,16 @@ def _date(entry: dict[str, Any]) -> tuple[int | None, str | None, set[str]]:
 def ris_record(entry: dict[str, Any]) -> ImportRecord:
     """One rispy record as an :class:`ImportRecord`."""
     kind = clean(entry.get("type_of_reference")) or "GEN"
-    people: dict[str, list[Author]] = {}
+    written: dict[str, list[str]] = {}
     for tag, role in _NAME_ROLES.items():
-        people.setdefault(role, []).extend(_ris_name(n) for n in _list(entry.get(tag)))
+        written.setdefault(role, []).extend(_list(entry.get(tag)))
+    people: dict[str, list[Author]] = {}
+    others = []  # the roles whose list ends in "et al." (no person)
+    for role, names in written.items():
+        if names and stands_for_others(names[-1]):
+            names = names[:-1]
+            others.append(BIB_NAME_OF_ROLE.get(role, role))
+        people[role] = [_ris_name(name) for name in names]
     urls = [url for value in _list(entry.get("urls")) for url in _URLS_APART.split(value.strip()) if url]
     notes = _list(entry.get("notes")) + _list(entry.get("note"))
     numbers = _list(entry.get("accession_number"))
@@ -155,6 +162,8 @@ def ris_record(entry: dict[str, Any]) -> ImportRecord:
         extra["accessed"] = {"date-parts": [parts]} if parts and whole else {"raw": raw}
     if kind not in RIS_TO_CSL_TYPE:
         extra["ris-type"] = kind
+    if others:
+        extra[ET_AL] = others
     fields = {
         "title": clean(entry.get("title") or entry.get("primary_title") or entry.get("short_title")),
         "venue": clean(entry.get("secondary_title") or entry.get("journal_name") or entry.get("alternate_title3")),
