@@ -290,8 +290,8 @@ def bib_record(key: str | None, kind: str, fields: dict[str, str], problems: lis
         venue, venue_field = text["howpublished"], "howpublished"
     elif text.get("howpublished"):
         bibtex["howpublished"] = fields["howpublished"]
-    if venue_field not in (None, container_field(kind)) and (venue_field, container_field(kind)) != ("journaltitle",
-                                                                                                   "journal"):
+    expected = container_field(kind)  # what the export would write the venue in
+    if venue_field not in (None, expected) and (venue_field, expected) != ("journaltitle", "journal"):
         aliases["container-title"] = venue_field  # a @misc's booktitle: written back in its own field
     language = text.get("langid") or text.get("language")
     if text.get("language") and text["language"] != language:  # biblatex: langid hyphenates, language is printed

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from doiget.formats.bibtex import entry_keys
-from doiget.formats.fields import BIB_NAME_OF_ROLE, CSL_DATE_VARIABLES, CSL_NAME_VARIABLES
+from doiget.formats.fields import CSL_DATE_VARIABLES, CSL_NAME_VARIABLES, et_al_mark
 from doiget.formats.names import to_csl_name
 from doiget.formats.record import joined_keywords
 from doiget.notices import citation_note, status_of
@@ -71,7 +71,7 @@ def to_csl_item(work: Work, key: str) -> dict[str, Any]:
     others = work.extra.get(ET_AL) or ()
     for role, people in [("author", work.authors), *work.contributors.items()]:
         names = [to_csl_name(a) for a in people]
-        if BIB_NAME_OF_ROLE.get(role, role) in others:
+        if et_al_mark(role) in others:
             names.append({"literal": "others"})  # et al., as pandoc and citeproc read it
         if names and role in CSL_NAME_VARIABLES:
             item[role] = names

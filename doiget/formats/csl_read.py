@@ -13,7 +13,7 @@ from typing import Any
 
 from doiget import safejson
 from doiget.errors import DoigetError, ErrorCode
-from doiget.formats.fields import BIB_NAME_OF_ROLE, CSL_DATE_VARIABLES, CSL_NAME_VARIABLES
+from doiget.formats.fields import CSL_DATE_VARIABLES, CSL_NAME_VARIABLES, et_al_mark
 from doiget.formats.names import csl_author, stands_for_others
 from doiget.formats.record import (YEAR, ImportRecord, calendar_parts, clean, clean_lines, find_ids, iso_date, keywords,
                                    leading_date, make_record, pages)
@@ -204,7 +204,7 @@ def csl_record(index: int, item: Any, memo: Memo | None = None) -> ImportRecord:
         if fields[column] != text and isinstance(value, str):
             extra[f"{name}-rich"] = value
     roles = _ROLES.intersection(item)
-    others = [BIB_NAME_OF_ROLE.get(role, role) for role in ("author", *sorted(roles))
+    others = [et_al_mark(role) for role in ("author", *sorted(roles))
               if closing_others(item.get(role))]
     if others:
         extra[ET_AL] = others

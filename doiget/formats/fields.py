@@ -48,6 +48,14 @@ def container_field(kind: str) -> str:
 BIB_NAME_FIELDS = {"author": "author", "editor": "editor", "translator": "translator",
                    "bookauthor": "container-author", "origauthor": "original-author"}
 BIB_NAME_OF_ROLE = {role: name for name, role in BIB_NAME_FIELDS.items()}
+
+
+def et_al_mark(role: str) -> str:
+    """How ``extra["bibtex-others"]`` names a role whose list was cut short: its BibTeX name field, or the
+    CSL role itself where BibTeX has none."""
+    return BIB_NAME_OF_ROLE.get(role, role)
+
+
 CSL_NAME_VARIABLES = frozenset(
     "author chair collection-editor compiler composer container-author contributor curator director editor "
     "editorial-director executive-producer guest host illustrator interviewer narrator organizer "

@@ -12,7 +12,7 @@ import rispy
 from rispy import TAG_KEY_MAPPING
 
 from doiget.errors import DoigetError, ErrorCode
-from doiget.formats.fields import BIB_NAME_OF_ROLE, RIS_NAME_ROLES, RIS_TO_CSL
+from doiget.formats.fields import RIS_NAME_ROLES, RIS_TO_CSL, et_al_mark
 from doiget.formats.names import make_author, stands_for_others
 from doiget.formats.record import (YEAR, ImportRecord, clean, find_ids, iso_date, keywords, leading_date,
                                    make_record)
@@ -143,7 +143,7 @@ def ris_record(entry: dict[str, Any]) -> ImportRecord:
     for role, names in written.items():
         if names and stands_for_others(names[-1]):
             names = names[:-1]
-            others.append(BIB_NAME_OF_ROLE.get(role, role))
+            others.append(et_al_mark(role))
         people[role] = [_ris_name(name) for name in names]
     urls = [url for value in _list(entry.get("urls")) for url in _URLS_APART.split(value.strip()) if url]
     notes = _list(entry.get("notes")) + _list(entry.get("note"))
