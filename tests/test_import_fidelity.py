@@ -229,6 +229,16 @@ def test_capitalised_and_repeated_field_names_read_like_lower_case_ones():
     assert (editor.given, editor.particle, editor.family) == ("Roel", "van de", "Krol")
 
 
+def test_a_doi_in_a_note_ends_where_its_text_does():
+    # a closing bracket or full stop after a DOI is no part of it, one of its own is; an AMS SICI DOI is whole
+    notes = {"(doi:10.1016/0370-2693(85)91(1)).": "10.1016/0370-2693(85)91(1)",
+             "see doi: 10.1175/1520-0469(1993)050<1865:BCEWAS>2.0.CO;2.": "10.1175/1520-0469(1993)050<1865:bcewas>2.0.co;2",
+             "[doi:10.1000/x1]": "10.1000/x1", "'10.1000/x1'": "10.1000/x1"}
+    for note, doi in notes.items():
+        (record,) = parse_ris(f"TY  - JOUR\nTI  - T\nN1  - {note}\nER  - \n")
+        assert record.work.doi == doi, note
+
+
 def test_every_doi_form_normalises_to_the_bare_doi():
     forms = ["doi:10.1000/X1", "https://doi.org/10.1000/x1", "http://dx.doi.org/10.1000/x1", "info:doi/10.1000/x1",
              "{10.1000/x1}", "DOI: 10.1000/x1", "https://dx.doi.org/10.1000%2Fx1"]
