@@ -81,11 +81,14 @@ _UNREAD = (
     (re.compile(r"^%0 ", re.M), "EndNote or Refer tagged text (.enw)", "in EndNote, export as RIS instead"),
     (re.compile(r"^(?:FN .*Web of Science|PT [A-Z]\r?\nAU )", re.M), "Web of Science tagged text",
      "in Web of Science, export as BibTeX or RIS ('Other File Formats') instead"),
+    (re.compile(r'\A"?(?:Authors|Author|Title|Article Title|Publication Type|PT|PMID)"?[,;\t]'), "CSV (a Scopus, Web of "
+     "Science or PubMed table)", "export as RIS or BibTeX instead"),
     (re.compile(r"^PMID- ?\d", re.M), "PubMed MEDLINE text (.nbib)",
      "in PubMed, save the results in the format 'PMID' and fetch them (doiget batch FILE) instead"),
 )
-# A BibTeX entry's start: an e-mail address in another format's text made it "BibTeX" holding no entry.
-_BIBTEX_ENTRY = re.compile(r"@[A-Za-z]+\s*[{(]")
+# A BibTeX entry's start, at the start of a line: an e-mail address or a chemical's name ("Fe3O4@SiO2 (core)")
+# in another format's text made it "BibTeX" holding no entry.
+_BIBTEX_ENTRY = re.compile(r"^[ \t]*@[A-Za-z]+\s*[{(]", re.M)
 
 
 def _detect(text: str) -> Format:
