@@ -14,6 +14,9 @@ from doiget.refs import KINDS, Ref
 ID_FIELDS = KINDS  # doi, arxiv, pmid, pmcid, openalex
 IMPORT_SOURCE = "import"  # the source of an imported bibliography record: the user's own metadata
 ET_AL = "bibtex-others"  # Work.extra: the BibTeX name fields whose list ended in "and others" (et al.)
+# Work.extra keys spelling the work's type in one format (an @article kept as such, RIS's SER): they go with the
+# type, so a merge takes them only from a record of the same type.
+TYPE_AS_WRITTEN = frozenset({"bibtex-type", "ris-type"})
 
 
 def cut_short(extra: dict[str, Any] | None, field: str = "author") -> bool:
@@ -144,6 +147,8 @@ class Work(BaseModel):
                     data[key] = value if data[key] is None else data[key]
                 else:
                     data[key] = list({json.dumps(n, sort_keys=True): n for n in data[key] + value}.values())
+            elif key == "extra" and other.type != self.type and self.type:
+                data[key] = {**{k: v for k, v in value.items() if k not in TYPE_AS_WRITTEN}, **data[key]}
             elif key in ("contributors", "extra"):
                 data[key] = {**value, **data[key]}
             elif data.get(key) in (None, "", []):

@@ -405,9 +405,10 @@ class RecordMatch(Result):
 
 
 class ImportConflict(Result):
-    """A difference an import did not settle: a field whose values differ (``field``, ``library``,
-    ``file``), or an identifier set aside because the titles disagree (``record`` or ``entry``,
-    ``reason``, ``title``, ``record_title``, ``ids_set_aside``)."""
+    """A difference an import did not settle: a field whose values differ (``field``, the value kept as
+    ``library``, the record's as ``file``; with ``record``, the value kept is that earlier record's of the same
+    file, the two records being merged into one entry), or an identifier set aside because the titles disagree
+    (``record`` or ``entry``, ``reason``, ``title``, ``record_title``, ``ids_set_aside``)."""
 
     field: str | None = None
     library: Any = None

@@ -70,6 +70,28 @@ def test_zotero_csl_entry_keeps_metadata_and_tags(lib):
     assert [(t.name, t.count) for t in lib.tags()] == [("thesis", 208)]
 
 
+def test_two_records_of_a_file_merged_into_one_entry_report_what_they_give_differently(lib):
+    # Scopus lists one DOI twice: a book chapter (CHAP) and the same paper as a volume of a NATO series (SER).
+    # The first record's values were kept and the second's dropped without a word, and its "SER" RIS type
+    # filled the entry, which then exported as SER with the type chapter.
+    document = ("TY  - CHAP\nTI  - Quantum information technology based on diamond\nT2  - Nanoscience Advances in "
+                "CBRN Agents Detection, Information and Energy Security\nPY  - 2015\nDO  - 10.1007/978-94-017-9697-2_54\n"
+                "AU  - Popov, C.\nAU  - Schnabel, F.\nER  - \n\n"
+                "TY  - SER\nTI  - Quantum information technology based on diamond\nT2  - NATO Science for Peace and "
+                "Security Series A: Chemistry and Biology\nPY  - 2015\nDO  - 10.1007/978-94-017-9697-2_54\n"
+                "AU  - Popov, C.\nAU  - Schnable, F.\nER  - \n")
+    result = lib.import_bibliography(document)
+    assert [row.status for row in result.report] == ["added", "merged"] and result.conflicts == 1
+    differ = {c.field: (c.record, c.library, c.file) for c in result.report[1].conflicts}
+    assert differ["venue"] == (0, "Nanoscience Advances in CBRN Agents Detection, Information and Energy Security",
+                               "NATO Science for Peace and Security Series A: Chemistry and Biology")
+    assert differ["type"] == (0, "chapter", "document")
+    assert differ["names"] == (0, ["C. Popov", "F. Schnabel"], ["C. Popov", "F. Schnable"])
+    entry = lib.info("doi:10.1007/978-94-017-9697-2_54")
+    assert entry.type == "chapter" and "ris-type" not in entry.extra
+    assert lib.export("ris").startswith("TY  - CHAP")
+
+
 def test_duplicates_within_a_file_merge_and_unusable_records_are_skipped(lib):
     document = json.dumps([
         {"type": "article-journal", "title": "First copy", "DOI": "10.1000/same", "keyword": "alpha"},

@@ -86,6 +86,11 @@ def _stderr():
     return Console(stderr=True)
 
 
+def _kept_from(conflict: dict[str, Any]) -> str:
+    """Where the value kept in a conflict comes from: the library, or an earlier record of the file."""
+    return "library" if conflict.get("record") is None else f"record {conflict['record']}"
+
+
 def _render_import(r: dict[str, Any]) -> str:
     lines = [f"{r['records']} records: {r['added']} added, {r['merged']} merged, {r['skipped']} skipped, "
              f"{r['conflicts']} with conflicts ({r['entries']} entries, {r['seconds']} s); "
@@ -103,7 +108,7 @@ def _render_import(r: dict[str, Any]) -> str:
     if notable:
         lines += ["", f"{'#':>5}  {'status':8} {'key':24} {'entry':>6}  reason"]
         for row in notable[:REPORT_ROWS_SHOWN]:
-            conflicts = [c.get("reason") or f"{c['field']}: library {c['library']!r}, file {c['file']!r}"
+            conflicts = [c.get("reason") or f"{c['field']}: {_kept_from(c)} {c['library']!r}, file {c['file']!r}"
                          for c in row.get("conflicts", [])]
             why = "; ".join(filter(None, [row.get("reason"), *conflicts, *row.get("problems", [])]))
             lines.append(f"{row['index']:>5}  {row['status']:8} {str(row.get('key') or '')[:24]:24} "

@@ -36,7 +36,7 @@ from doiget.formats.keys import citation_key, key_aliases, unique_key, with_key_
 from doiget.formats.fields import BABEL_LANGUAGES
 from doiget.gcpause import gc_paused
 from doiget.identity import Marks, Side, decide, marks_agree, normalised_title
-from doiget.models import ET_AL, ID_FIELDS, IMPORT_SOURCE, Entry, Work
+from doiget.models import ET_AL, ID_FIELDS, IMPORT_SOURCE, TYPE_AS_WRITTEN, Entry, Work
 from doiget.services import checks, retractions, searching
 from doiget.services.session import Session
 from doiget.store import bulk, citekeys, rows
@@ -317,6 +317,7 @@ def _group(records: Iterable[ImportRecord], report: list[dict[str, Any]], late: 
         item = target
         alias = record.key if record.key and record.key != item.current.citekey else None
         if item.entry_id is None:
+            row["conflicts"] += _differences(item.work, work, item.index)
             item.work, item.tags = item.work.merged(work), item.tags + tags
             if alias:
                 _alias_key(item.work, alias)
@@ -541,8 +542,7 @@ def merge_policy(entry: Entry, work: Work, overwrite: bool, row: dict[str, Any])
         names = not stored_roles or replace
         if stored_roles and not replace:
             if _shown_names(work) != _shown_names(entry):  # else the same names, split into parts otherwise
-                row["conflicts"].append({"field": "names", "library": [a.name for a in entry.authors],
-                                         "file": [a.name for a in work.authors]})
+                row["conflicts"].append({"field": "names", "library": _names(entry), "file": _names(work)})
         elif stored_roles:
             row["overwritten"].append("names")
     extra = dict(entry.extra)
@@ -551,7 +551,7 @@ def merge_policy(entry: Entry, work: Work, overwrite: bool, row: dict[str, Any])
         if work.extra.get(ET_AL):
             extra[ET_AL] = work.extra[ET_AL]
     for name, value in work.extra.items():
-        if name == ET_AL:
+        if name == ET_AL or (name in TYPE_AS_WRITTEN and entry.type and work.type != entry.type):
             continue
         if name == "bibtex" and isinstance(value, dict):
             merged = dict(extra.get("bibtex", {}))
@@ -576,8 +576,32 @@ def merge_policy(entry: Entry, work: Work, overwrite: bool, row: dict[str, Any])
     return values, names
 
 
+def _differences(kept: Work, other: Work, index: int) -> list[dict[str, Any]]:
+    """The fields record ``other`` gives otherwise than record ``index`` of the same file, which it is merged
+    into and whose values are kept (as :func:`merge_policy` reports them against the library's)."""
+    found = [{"field": name, "library": _shown(value), "file": _shown(given), "record": index}
+             for name in _POLICY_COLUMNS
+             if (value := getattr(kept, name)) not in _EMPTY and (given := getattr(other, name)) not in _EMPTY
+             and not _same(name, value, given)]
+    found += [{"field": name, "library": _shown(value), "file": _shown(given), "record": index}
+              for name, given in other.extra.items()
+              if isinstance(given, (str, int, float)) and (value := kept.extra.get(name)) not in _EMPTY
+              and not _same(name, value, given)]
+    if roles(kept) and roles(other) and _shown_names(kept) != _shown_names(other):
+        found.append({"field": "names", "library": _names(kept), "file": _names(other), "record": index})
+    return found
+
+
+_EMPTY = (None, "", [], {})
+
+
 def _shown_names(work: Work | Entry) -> list[tuple[str, str]]:
     return [(role, author.name) for role, author in roles(work)]
+
+
+def _names(work: Work | Entry) -> list[str]:
+    """The names of a work in a conflict: its authors, then each other contributor with the role."""
+    return [name if role == "author" else f"{name} ({role})" for role, name in _shown_names(work)]
 
 
 def _shown(value: Any) -> Any:
