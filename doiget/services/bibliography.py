@@ -354,6 +354,7 @@ def _write_late(conn: Connection, late: list[_Late], tag_ids: dict[str, int], re
                 report[one.index]["conflicts"].append({
                     "entry": holder, "reason": f"not merged: {kind} {value} belongs to entry #{holder}",
                     "ids_set_aside": {kind: value}})
+        report[one.index]["conflicts"] += _differences(work, incoming, one.item.index)
         work = work.merged(incoming)
         if one.alias:
             _alias_key(work, one.alias)
