@@ -147,9 +147,12 @@ def keywords(value: Any) -> list[str]:
 
 
 def joined_keywords(tags: list[str]) -> str:
-    """``tags`` as one keyword list that :func:`keywords` reads back into the same tags: apart by ", ", or
-    by a bare "," when a tag holds a ";" (read as Better BibTeX's, not as a '; '-separated list)."""
-    return ("," if any(";" in tag for tag in tags) else ", ").join(tags)
+    """``tags`` as one keyword list that :func:`keywords` reads back into the same tags: apart by ", "; by a
+    bare "," when a tag holds a ";" (read as Better BibTeX's, not as a '; '-separated list); by "; " when a tag
+    holds a "," (as Scopus writes "Gmr multilayers, magnetic recording heads")."""
+    if any(";" in tag for tag in tags):
+        return ",".join(tags)
+    return ("; " if any("," in tag for tag in tags) else ", ").join(tags)
 
 
 _DATE_START = {"-": re.compile(r"(\d{4})(?:-(\d{1,2}))?(?:-(\d{1,2}))?"),

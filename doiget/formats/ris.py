@@ -13,15 +13,13 @@ from typing import Any
 from rispy import TAG_KEY_MAPPING
 
 from doiget.formats.fields import RIS_NAME_ROLES, RIS_TO_CSL, csl_variable
+from doiget.formats.ris_read import RIS_TO_CSL_TYPE
 from doiget.models import Author, Work
 from doiget.notices import citation_note
 
-RIS_TYPES = {
-    "article-journal": "JOUR", "article-magazine": "MGZN", "article-newspaper": "NEWS", "review": "JOUR",
-    "paper-conference": "CONF", "chapter": "CHAP", "entry-encyclopedia": "ENCYC", "entry-dictionary": "DICT",
-    "book": "BOOK", "thesis": "THES", "report": "RPRT", "dataset": "DATA", "webpage": "ELEC",
-    "manuscript": "UNPB", "software": "COMP", "patent": "PAT",
-}
+# CSL type -> RIS TY: the first RIS type the reader maps to it (a statute is STAT, a map MAP, ...); a review is
+# a journal's.
+RIS_TYPES = {csl: ris for ris, csl in reversed(RIS_TO_CSL_TYPE.items())} | {"review": "JOUR"}
 _RANGE = re.compile(r"^\s*(\S+?)\s*(?:-+|[\u2010-\u2015])\s*(\S+)\s*$")
 _KEY_TAG = {key: tag for tag, key in TAG_KEY_MAPPING.items()}
 
