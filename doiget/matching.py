@@ -25,7 +25,7 @@ from rapidfuzz import fuzz, process
 
 from doiget.formats.keys import STOP_WORDS
 from doiget.models import Work
-from doiget.refs import DOI_IN_TEXT, try_parse
+from doiget.refs import dois_in
 from doiget.text import words as _words
 
 Confidence = Literal["exact", "probable", "weak"]
@@ -52,11 +52,6 @@ def tokens(text: str | None) -> list[str]:
     """Folded word tokens of ``text`` (:func:`doiget.text.words`) without stop words and one-letter words, in order."""
     found = _words(text or "")
     return [t for t in found if (len(t) > 1 or t.isdigit()) and t not in STOP_WORDS and t not in _CITATION_NOISE]
-
-
-def _dois_in(text: str) -> set[str]:
-    refs = (try_parse("doi:" + m.group(0).rstrip(".,;:)]")) for m in DOI_IN_TEXT.finditer(text))
-    return {ref.id for ref in refs if ref}
 
 
 def _acronym(text: str | None) -> list[str]:
@@ -124,7 +119,7 @@ def score_candidate(citation: str, work: Work) -> Candidate:
     found = {token: _find(token, record) for token in cited}
     matched = [token for token, (weight, _) in found.items() if weight > 0]
     fields = list(dict.fromkeys(field for weight, field in found.values() if field))
-    doi_match = bool(work.doi) and work.doi in _dois_in(citation)
+    doi_match = bool(work.doi) and work.doi in dois_in(citation)
     if doi_match and "doi" not in fields:
         fields.insert(0, "doi")
     score = 1.0 if doi_match else round(sum(w for w, _ in found.values()) / len(cited), 4) if cited else 0.0

@@ -30,9 +30,11 @@ ACCEPTED_SHAPES = (
 )
 
 _DOI = re.compile(r"^10\.\d{4,9}/\S+$")
-# A DOI inside free text (a URL, a note, a reference string): it ends at white space, a quote or an angle
-# bracket, except the <pages::AID-code> part of a Wiley SICI DOI (10.1002/(SICI)...<50::AID-AR4>3.0.CO;2-W).
-DOI_IN_TEXT = re.compile(r"10\.\d{4,9}/(?:[^\s\"<>{}]|<\d+::AID-[A-Za-z0-9-]+>)+")
+# A DOI inside free text (a URL, a note, a reference string): it ends at white space, a quote, a brace or an
+# angle bracket, except the <page:code> part of a SICI DOI (Wiley's 10.1002/(SICI)...<50::AID-AR4>3.0.CO;2-W,
+# the AMS's 10.1175/1520-0469(1993)050<1865:BCEWAS>2.0.CO;2).
+DOI_IN_TEXT = re.compile(r"10\.\d{4,9}/(?:[^\s\"<>{}]|<\d+:[^\s\"<>{}]+>)+")
+_LANDING_PAGE = re.compile(r"/(?:abstract|full|pdf|epdf|fulltext|summary|references|citedby|html?)/?$", re.I)
 _ARXIV_NEW = re.compile(r"^(\d{4}\.\d{4,5})(v\d+)?$")
 _ARXIV_OLD = re.compile(r"^([a-z][a-z\-]*(?:\.[a-z]{2})?/\d{7})(v\d+)?$", re.IGNORECASE)
 _PMID = re.compile(r"^\d{1,9}$")
@@ -131,6 +133,35 @@ class Ref:
         if self.in_library:
             return ("#" if self.kind == LOCAL else "@") + self.id
         return f"{self.kind}:{self.versioned_id}"
+
+
+def dois_in(text: str) -> list[str]:
+    """The DOIs written in free text (a note, a reference string, a web address), canonical, each once, in
+    order: without the punctuation after one (:func:`trimmed_doi`) and, in a web address, without the page's
+    own path after it (Wiley's ``/doi/10.1002/ca.20342/abstract``), its query or its fragment."""
+    found: dict[str, None] = {}
+    for match in DOI_IN_TEXT.finditer(text):
+        doi = match.group(0)
+        word = text[max(text.rfind(space, 0, match.start()) for space in " \t\n\r") + 1:match.start()]
+        if "://" in word or word.startswith("www."):
+            doi = _LANDING_PAGE.sub("", trimmed_doi(doi.split("?", 1)[0].split("#", 1)[0]))
+        ref = try_parse("doi:" + trimmed_doi(doi))
+        if ref is not None:
+            found[ref.id] = None
+    return list(found)
+
+
+def trimmed_doi(doi: str) -> str:
+    """A DOI found in text without the punctuation written after it: full stops, commas, colons, semicolons,
+    quotes, and closing brackets that open nowhere in it (``(doi:10.1/x).`` gives ``10.1/x``, while
+    ``10.1016/0370-2693(85)91(1)`` keeps its own)."""
+    while True:
+        trimmed = doi.rstrip(".,;:'")
+        if trimmed[-1:] in (")", "]") and trimmed.count(trimmed[-1]) > trimmed.count("([" [trimmed[-1] == "]"]):
+            trimmed = trimmed[:-1]
+        if trimmed == doi:
+            return doi
+        doi = trimmed
 
 
 def try_parse(text: object) -> Ref | None:

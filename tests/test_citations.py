@@ -82,6 +82,18 @@ def test_doi_in_the_citation_is_an_exact_match():
     assert (candidate.score, candidate.confidence) == (1.0, "exact") and "doi" in candidate.matched_fields
 
 
+def test_a_doi_in_a_publisher_address_or_sici_form_is_an_exact_match():
+    # the reference strings AMS and Wiley print: the DOI was cut at the SICI "<", or kept Wiley's "/abstract"
+    ams = Work(doi="10.1175/1520-0493(1963)091<0099:gcewtp>2.3.co;2", title="General circulation experiments "
+               "with the primitive equations", year=1963, venue="Monthly Weather Review")
+    wiley = Work(doi="10.1002/ca.20342", title="Not the title the citation gives", year=2006)
+    cited = ("Smagorinsky, J., 1963: General circulation experiments with the primitive equations. Mon. Wea. Rev., "
+             "91, 99-164, https://doi.org/10.1175/1520-0493(1963)091<0099:GCEWTP>2.3.CO;2.")
+    assert (score_candidate(cited, ams).score, score_candidate(cited, ams).confidence) == (1.0, "exact")
+    assert score_candidate("Clin. Anat. (http://onlinelibrary.wiley.com/doi/10.1002/ca.20342/abstract)",
+                           wiley).confidence == "exact"
+
+
 def test_nonsense_and_unrelated_citations_yield_no_candidates():
     assert _query_results("title_nonsense_rows1_empty") == []
     assert rank_candidates("askldjrq3rjaw938h", ALL_WORKS) == []

@@ -87,6 +87,25 @@ def test_import_attach_files_names_the_files_not_found_and_exits_partial(run, tm
     assert run(tmp_path / "home2", "import", str(bib)).returncode == EXIT_OK  # files not asked for
 
 
+def test_an_import_that_cannot_take_a_record_names_it_and_exits_partial(run, tmp_path):
+    # a record with neither identifier nor title is skipped: the import said so and exited 0
+    bib = tmp_path / "refs.bib"
+    bib.write_text("@article{kept, title = {Kept}}\n@misc{empty, note = {nothing to name it by}}\n", encoding="utf-8")
+    result = run(tmp_path / "home", "import", str(bib))
+    assert result.returncode == EXIT_PARTIAL, result.stderr
+    assert "1 added, 0 merged, 1 skipped" in result.stdout and "no identifier and no title" in result.stdout
+
+
+def test_a_table_export_is_refused_by_name(run, tmp_path):
+    # the first line of python-bibx's real Scopus CSV export; an abstract's "Fe3O4@SiO2 (" made it BibTeX
+    # of no entry ("2 records: ... 2 skipped", exit 0)
+    csv = tmp_path / "scopus.csv"
+    csv.write_text('\ufeff"Authors","Author full names","Author(s) ID","Title","Year","Source title"\n'
+                   '"Li, A.","Li, Ann (1)","1","Fe3O4@SiO2 (core) shells","2020","Nano"\n', encoding="utf-8")
+    result = run(tmp_path / "home", "import", str(csv))
+    assert result.returncode == EXIT_ERROR and "CSV" in result.stderr and "export as RIS or BibTeX" in result.stderr
+
+
 def test_closed_pipe_exits_quietly(run, tmp_path):
     run(tmp_path, "demo")
     env = {**os.environ, "DOIGET_HOME": str(tmp_path)}

@@ -110,3 +110,22 @@ def test_a_name_with_only_a_given_name_is_one_braced_part():
 
     bib = to_bibtex([Work(title="Item 1", authors=[make_author(given="Banksy")])])
     assert "author = {{Banksy}}" in bib
+
+
+def test_an_arxiv_article_without_a_journal_keeps_its_entry_type():
+    # Mendeley exports an arXiv preprint as @article with arxivId/eprint and no journal (this record as the
+    # nicMSlesions README cites it); the export's own rule (a preprint without a venue is @misc) turned the
+    # user's @article into @misc
+    (record,) = parse_bibliography("""@article{Valverde2018,
+archivePrefix = {arXiv},
+arxivId = {1805.12415},
+author = {Valverde, Sergi and Salem, Mostafa and Cabezas, Mariano},
+eprint = {1805.12415},
+pages = {1--13},
+title = {{One-shot domain adaptation in multiple sclerosis lesion segmentation using convolutional neural networks}},
+url = {http://arxiv.org/abs/1805.12415},
+year = {2018}
+}""")
+    assert record.work.arxiv == "1805.12415" and entry_type(record.work) == "article"
+    (misc,) = parse_bibliography("@misc{v, title = {T}, eprint = {1805.12415}, archiveprefix = {arXiv}}")
+    assert entry_type(misc.work) == "misc" and "bibtex-type" not in misc.work.extra

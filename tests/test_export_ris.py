@@ -3,6 +3,7 @@ from __future__ import annotations
 import pytest
 
 from doiget.formats.ris import ris_type, to_ris
+from doiget.formats.ris_read import RIS_TO_CSL_TYPE, parse_ris
 from doiget.models import Author, Work
 
 
@@ -60,3 +61,11 @@ def test_names_keep_particles_suffixes_and_organisations():
     assert ris_name(make_author(family="Xu", given="Liyan", suffix="Jr.")) == "Xu, Liyan, Jr."
     assert ris_name(make_author(literal="World Health Organization")) == "World Health Organization"
     assert ris_name(make_author(family="Plato")) == "Plato"
+
+
+def test_every_type_the_reader_knows_comes_back():
+    # a statute, standard, map, blog post, ... was written as GEN and came back a "document" (citation.js's
+    # biblatex @legislation through RIS)
+    for csl_type in set(RIS_TO_CSL_TYPE.values()):
+        (record,) = parse_ris(to_ris([Work(title="T", type=csl_type)]))
+        assert record.work.type == csl_type

@@ -11,6 +11,7 @@ from pathlib import Path
 import bibtexparser
 import jsonschema
 import pytest
+import rispy
 from corpus import BIB, BIBTEX_FILES, CDL, SMALL_FILES, read, records
 from pybtex.database import Person
 
@@ -19,6 +20,7 @@ from doiget.formats.bibtex import ascii_latex, to_bibtex
 from doiget.formats.cite import format_references
 from doiget.formats.csl import to_csl_json
 from doiget.formats.csl_read import parse_csl
+from doiget.formats.ris import to_ris
 from doiget.formats.ris_read import parse_ris
 from doiget.formats.latex import untex
 from doiget.library import Library
@@ -176,18 +178,20 @@ def test_venue_and_language_fields_come_back_in_the_field_the_file_used():
 
 
 @pytest.mark.parametrize("fmt", ["bibtex", "csl-json"])
-def test_tags_come_back_from_an_export_as_they_were(tmp_path, fmt):
+@pytest.mark.parametrize(("source", "kept"), [("zotero_latex_cookbook.bib", "Handbooks; manuals; etc"),
+                                              ("scopus_bitpattern.ris.gz", "Gmr multilayers, magnetic recording heads")])
+def test_tags_come_back_from_an_export_as_they_were(tmp_path, fmt, source, kept):
     # Better BibTeX writes the Zotero tag "Handbooks, manuals, etc" as "Handbooks; manuals; etc" beside a bare
-    # ","; joined with ", " on export, the ';' made the next import split it into three tags
-    cookbook = BIB / "zotero_latex_cookbook.bib"
+    # ","; joined with ", " on export, the ';' made the next import split it into three tags. Scopus joins its
+    # keywords with "; ", one of them holding ", ": it came back as two tags.
     tags = []
     for round_ in range(2):
         with Library(Config(home=tmp_path / f"{fmt}{round_}", profile="full")) as lib:
-            lib.import_bibliography(read(cookbook) if round_ == 0 else exported, "bibtex" if round_ == 0 else fmt)
+            lib.import_bibliography(read(BIB / source) if round_ == 0 else exported, "auto" if round_ == 0 else fmt)
             tags.append(sorted(t.name for t in lib.tags()))
             exported = lib.export(fmt)
             exported = exported if isinstance(exported, str) else json.dumps(exported)
-    assert "Handbooks; manuals; etc" in tags[0] and tags[1] == tags[0]
+    assert kept in tags[0] and tags[1] == tags[0]
 
 
 def test_a_month_is_exported_as_its_macro():
@@ -227,6 +231,35 @@ def test_capitalised_and_repeated_field_names_read_like_lower_case_ones():
     assert any("given twice" in p for p in record.problems)
     (editor,) = record.work.contributors["editor"]
     assert (editor.given, editor.particle, editor.family) == ("Roel", "van de", "Krol")
+
+
+def test_a_doi_in_a_note_ends_where_its_text_does():
+    # a closing bracket or full stop after a DOI is no part of it, one of its own is; an AMS SICI DOI is whole
+    notes = {"(doi:10.1016/0370-2693(85)91(1)).": "10.1016/0370-2693(85)91(1)",
+             "see doi: 10.1175/1520-0469(1993)050<1865:BCEWAS>2.0.CO;2.": "10.1175/1520-0469(1993)050<1865:bcewas>2.0.co;2",
+             "[doi:10.1000/x1]": "10.1000/x1", "'10.1000/x1'": "10.1000/x1"}
+    for note, doi in notes.items():
+        (record,) = parse_ris(f"TY  - JOUR\nTI  - T\nN1  - {note}\nER  - \n")
+        assert record.work.doi == doi, note
+
+
+def test_a_scopus_proceedings_or_source_title_is_the_venue():
+    # Scopus's RIS export writes a conference paper's proceedings title in C3 (the RIS spec's place for it; Zotero
+    # reads it so) and no T2; so does it an article's or book series' source title. Those records had no venue:
+    # their BibTeX lost its booktitle/journal, their CSL its container-title. A CONF's T2 is its conference's name.
+    text = read(BIB / "scopus_bitpattern.ris.gz")
+    written = rispy.loads(text, skip_unknown_tags=False)
+    c3_only = [(w, r) for w, r in zip(written, records(BIB / "scopus_bitpattern.ris.gz"))
+               if w.get("custom3") and not w.get("secondary_title")]
+    assert len(c3_only) == 62 and {w["type_of_reference"] for w, _ in c3_only} == {"CONF", "JOUR", "SER"}
+    assert all(r.work.venue == w["custom3"] and "custom3" not in r.work.extra.get("ris", {}) for w, r in c3_only)
+    paper = next(r.work for w, r in c3_only if w["type_of_reference"] == "CONF")
+    assert f"booktitle = {{{paper.venue}}}" in to_bibtex([paper])
+    assert to_csl_json([paper])[0]["container-title"] == paper.venue
+    (named,) = parse_ris("TY  - CONF\nTI  - A paper\nT2  - Intermag 2003\nC3  - Digests of the Intermag Conference\nER  - \n")
+    assert (named.work.venue, named.work.extra) == ("Digests of the Intermag Conference", {"event-title": "Intermag 2003"})
+    (again,) = parse_ris(to_ris([named.work]))
+    assert (again.work.venue, again.work.extra) == (named.work.venue, named.work.extra)
 
 
 def test_every_doi_form_normalises_to_the_bare_doi():

@@ -214,6 +214,12 @@ def test_one_bad_csl_item_does_not_stop_the_rest():
     ("%0 Journal Article\n%A Smith, J.\n%T A title\n%D 2020\n", "auto", "export as RIS instead"),
     ('<rdf:RDF xmlns:z="http://www.zotero.org/namespaces/export#"></rdf:RDF>', "auto", "Zotero RDF"),
     ("<html><body>refs: a@b.org</body></html>", "auto", "not a bibliography"),
+    # A Web of Science or PubMed tagged file with an e-mail address in it was "BibTeX" of no entry: imported as
+    # 0 records, exit code 0 (the first lines of python-bibx's real Web of Science export; a PubMed record)
+    ("\ufeffFN Thomson Reuters Web of Science\u2122\nVR 1.0\nPT J\nAU Sun, ZW\n   Russell, TP\nEM russell@mail.pse."
+     "umass.edu\nER\n", "auto", "Web of Science tagged text is not a format doiget reads"),
+    ("PMID- 31452104\nOWN - NLM\nTI  - A title\nFAU - Smith, Ann\nAD  - a@b.org\n", "auto", "PMID"),
+    ("Write to ann@example.org for the data.", "auto", "not a bibliography"),
 ])
 def test_malformed_input_is_invalid_input_with_location(text, format, where):
     with pytest.raises(DoigetError) as error:

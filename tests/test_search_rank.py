@@ -294,3 +294,22 @@ def test_one_word_is_the_same_whether_or_not_its_matches_fit_the_page(corpus, mo
         assert lib.search(word, year_from=3000) == []
         filtered = lib.search(word, limit=matches, tag="oncology")
         assert [h.id for h in filtered] == [h.id for h in lib.search(word, limit=matches) if "oncology" in h.tags]
+
+
+def test_a_snippet_read_from_the_one_column_holding_the_matches_is_the_whole_rows(corpus):
+    """The ranking statements read a row's snippet from its title, abstract or authors when that column holds all
+    its matches: the same snippet as FTS5 choosing among every column, for every matching row of every query."""
+    lib, _, _ = corpus
+    from doiget.store.fts import compile_query
+
+    columns = ", ".join(search_store._only_in(search_store.ENTRY_FTS_COLUMNS.index(name))
+                        for name in ("title", "abstract", "authors"))
+    branches = set()
+    with lib.store.query_raw("test") as conn:
+        for query in QUERIES + ["net* OR smith", "qu* cell", "venue:cancer", "notes:ink", "cancer OR garcía"]:
+            rows = conn.execute(f"SELECT {search_store._RANKED_SNIPPET}, {search_store.SNIPPET}, {columns} "
+                                "FROM entries_fts WHERE entries_fts MATCH ?",
+                                (compile_query(query, search_store.ENTRY_FTS_COLUMNS),)).fetchall()
+            assert [ranked for ranked, *_ in rows] == [whole for _, whole, *_ in rows], query
+            branches.update(tuple(row[2:]) for row in rows)
+    assert {(1, 0, 0), (0, 1, 0), (0, 0, 1), (0, 0, 0)} <= branches  # each column alone, and several columns

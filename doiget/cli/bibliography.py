@@ -61,7 +61,7 @@ def cmd_import(args):
         result = to_json(lib.import_bibliography(
             source, args.format, tags=args.tags, progress=lambda done, total: bar.update(task, completed=done, total=total),
             overwrite=args.overwrite, attach_files=args.attach_files))
-        result["failed"] = len(result.get("not_found") or [])
+        result["failed"] = len(result.get("not_found") or []) + result["skipped"]  # records not imported
         if args.fetch and result["fetchable"]:
             result["fetch"] = _fetch_all(lib, result["fetchable"], bar)
             result["failed"] += result["fetch"]["errors"]
@@ -229,7 +229,8 @@ def register(command: Command) -> None:
     p.add_argument("--collection")
     p.add_argument("--query", help="export the best 100 hits of this search")
     p.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
-    p = command("import", cmd_import, _render_import, "import a CSL-JSON, BibTeX or RIS file ('-' reads stdin)")
+    p = command("import", cmd_import, _render_import, "import a CSL-JSON, BibTeX or RIS file ('-' reads stdin); records it cannot import "
+                "are listed and make the exit status 3")
     p.add_argument("file")
     p.add_argument("--format", choices=("auto", "csl-json", "bibtex", "ris"), default="auto")
     p.add_argument("--overwrite", action="store_true",

@@ -13,8 +13,8 @@ from typing import Any
 from pylatexenc.latexencode import UnicodeToLatexEncoder
 
 from doiget.formats.keys import citation_keys
-from doiget.formats.fields import (BIB_NAME_OF_ROLE, CSL_DATE_TO_BIB, CSL_TO_BIB, CSL_TO_BIB_TYPE,
-                                   MONTH_MACROS, MONTHS, container_field, csl_variable)
+from doiget.formats.fields import (BIB_NAME_OF_ROLE, CSL_DATE_TO_BIB, CSL_TO_BIB,
+                                   MONTH_MACROS, MONTHS, bib_type, container_field, csl_variable)
 from doiget.formats.latex import untex
 from doiget.formats.record import PAGE_DASH, joined_keywords, nfc
 from doiget.formats.names import to_bibtex_name
@@ -75,11 +75,7 @@ def entry_type(work: Work) -> str:
     original = work.extra.get("bibtex-type")
     if isinstance(original, str) and original:
         return original
-    if work.type == "thesis" and "master" in str(work.extra.get("genre", "")).lower():
-        return "mastersthesis"
-    if work.type in CSL_TO_BIB_TYPE and not (work.arxiv and not work.venue):
-        return CSL_TO_BIB_TYPE[work.type]
-    return "misc"
+    return bib_type(work.type, genre=str(work.extra.get("genre", "")), preprint=bool(work.arxiv and not work.venue))
 
 
 def _title_fields(work: Work) -> list[tuple[str, str]]:

@@ -14,7 +14,7 @@ from typing import Any
 from doiget.errors import DoigetError, ErrorCode
 from doiget.formats.bibtex_split import BibBlock, split_bibtex
 from doiget.formats.fields import (BIB_DATE_FIELDS, BIB_NAME_FIELDS, BIB_TO_CSL, BIB_TO_CSL_TYPE, BOOKTITLE_TYPES,
-                                   CSL_TO_BIB, CSL_TO_BIB_TYPE, MONTHS, container_field)
+                                   CSL_TO_BIB, MONTHS, bib_type, container_field)
 from doiget.formats.latex import unescape_verbatim, untex
 from doiget.formats.names import bibtex_author, split_names, split_top_level
 from doiget.formats.record import (YEAR, ImportRecord, clean, find_ids, iso_date, keywords, leading_date, make_record,
@@ -267,8 +267,6 @@ def bib_record(key: str | None, kind: str, fields: dict[str, str], problems: lis
     csl_type = BIB_TO_CSL_TYPE.get(kind, "document")
     if kind == "misc" and "arxiv" in ids:
         csl_type = "preprint"
-    if CSL_TO_BIB_TYPE.get(csl_type, "misc") != kind:
-        extra["bibtex-type"] = kind
     venue_field = "journal" if text.get("journal") else "journaltitle" if text.get("journaltitle") else None
     venue = text.get(venue_field) if venue_field else None
     for name in ("journal", "journaltitle"):
@@ -341,6 +339,8 @@ def bib_record(key: str | None, kind: str, fields: dict[str, str], problems: lis
         bibtex["crossref"] = fields["crossref"]
     if "primaryclass" in fields:
         bibtex["primaryclass"] = fields["primaryclass"]
+    if bib_type(csl_type, genre=str(extra.get("genre", "")), preprint="arxiv" in ids and not venue) != kind:
+        extra["bibtex-type"] = kind  # (Mendeley's @article of an arXiv preprint stays an @article)
     if bibtex:
         extra["bibtex"] = bibtex
     if aliases:

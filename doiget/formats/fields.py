@@ -33,6 +33,16 @@ CSL_TO_BIB_TYPE = {
     "dataset": "dataset", "software": "software", "patent": "patent", "periodical": "periodical",
     "standard": "standard",
 }
+
+
+def bib_type(csl_type: str | None, *, genre: str = "", preprint: bool = False) -> str:
+    """The BibTeX entry type written for a work of CSL type ``csl_type`` that keeps none of its own: a thesis
+    whose ``genre`` says master's is ``mastersthesis``, an arXiv ``preprint`` without a venue ``misc``."""
+    if csl_type == "thesis" and "master" in genre.lower():
+        return "mastersthesis"
+    return "misc" if preprint or csl_type not in CSL_TO_BIB_TYPE else CSL_TO_BIB_TYPE[csl_type]
+
+
 # Types whose container is a book or proceedings (``booktitle``) rather than a journal.
 BOOKTITLE_TYPES = frozenset({"inproceedings", "conference", "incollection", "inbook", "bookinbook",
                              "suppbook", "suppcollection", "inreference"})

@@ -72,27 +72,36 @@ def _parse(text: str, format: Format) -> Iterator[ImportRecord]:
                       "bibtex or ris")
 
 
-# Bibliography formats doiget does not read, how to tell them, and what to export instead.
+# Bibliography formats doiget does not read, how to tell them (in the first 4,096 characters), and what to
+# export instead.
 _UNREAD = (
-    ("<records>", "EndNote XML", "in EndNote, export with the output style 'RefMan (RIS) Export' instead"),
-    ("zotero.org/namespaces", "Zotero RDF", "in Zotero, export as CSL JSON, BibTeX or RIS instead"),
-    ("<modsCollection", "MODS XML", "export as CSL-JSON, BibTeX or RIS instead"),
-    ("%0 ", "EndNote or Refer tagged text (.enw)", "in EndNote, export as RIS instead"),
+    (re.compile(r"<records>"), "EndNote XML", "in EndNote, export with the output style 'RefMan (RIS) Export' instead"),
+    (re.compile(r"zotero\.org/namespaces"), "Zotero RDF", "in Zotero, export as CSL JSON, BibTeX or RIS instead"),
+    (re.compile(r"<modsCollection"), "MODS XML", "export as CSL-JSON, BibTeX or RIS instead"),
+    (re.compile(r"^%0 ", re.M), "EndNote or Refer tagged text (.enw)", "in EndNote, export as RIS instead"),
+    (re.compile(r"^(?:FN .*Web of Science|PT [A-Z]\r?\nAU )", re.M), "Web of Science tagged text",
+     "in Web of Science, export as BibTeX or RIS ('Other File Formats') instead"),
+    (re.compile(r'\A"?(?:Authors|Author|Title|Article Title|Publication Type|PT|PMID)"?[,;\t]'), "CSV (a Scopus, Web of "
+     "Science or PubMed table)", "export as RIS or BibTeX instead"),
+    (re.compile(r"^PMID- ?\d", re.M), "PubMed MEDLINE text (.nbib)",
+     "in PubMed, save the results in the format 'PMID' and fetch them (doiget batch FILE) instead"),
 )
+# A BibTeX entry's start, at the start of a line: an e-mail address or a chemical's name ("Fe3O4@SiO2 (core)")
+# in another format's text made it "BibTeX" holding no entry.
+_BIBTEX_ENTRY = re.compile(r"^[ \t]*@[A-Za-z]+\s*[{(]", re.M)
 
 
 def _detect(text: str) -> Format:
     head = text.lstrip("\ufeff \t\r\n")[:1]
     if head in ("[", "{"):
         return "csl-json"
-    if _RIS_START.search(text.lstrip("\ufeff")[:4096]):
+    start = text.lstrip("\ufeff")[:4096]
+    if _RIS_START.search(start):
         return "ris"
-    if head in ("<", "%"):
-        start = text[:4096]
-        for marker, name, instead in _UNREAD:
-            if marker in start:
-                raise DoigetError(ErrorCode.INVALID_INPUT, f"{name} is not a format doiget reads: {instead}")
-    if "@" in text and head != "<":
+    for marker, name, instead in _UNREAD:
+        if marker.search(start):
+            raise DoigetError(ErrorCode.INVALID_INPUT, f"{name} is not a format doiget reads: {instead}")
+    if _BIBTEX_ENTRY.search(text):
         return "bibtex"
     raise DoigetError(ErrorCode.INVALID_INPUT, "not a bibliography: expected CSL-JSON (starting with '['), "
                       "BibTeX (with @type{key, ...} entries) or RIS (TY  - lines)")

@@ -14,7 +14,7 @@ from pydantic import ValidationError
 
 from doiget.errors import DoigetError
 from doiget.models import Work, unvalidated
-from doiget.refs import DOI_IN_TEXT, Ref, try_parse
+from doiget.refs import Ref, dois_in, try_parse
 
 
 @dataclass(slots=True)
@@ -36,7 +36,6 @@ class ImportRecord:
 _DOI_PREFIX = re.compile(r"^(?:info:doi/|doi\s*:\s*|(?:https?://)?(?:dx\.)?doi\.org/)", re.I)
 _ARXIV_IN_TEXT = re.compile(r"arxiv(?:\.org/(?:abs|pdf)/|:\s*)([a-z\-]+(?:\.[a-z]{2})?/\d{7}|\d{4}\.\d{4,5})", re.I)
 _LABELLED_ID = re.compile(r"\b(PMID|PMCID)\s*:\s*(PMC\d+|\d+)", re.I)
-_TRAILING_PUNCT = ".,;:)]"
 
 
 def bare_doi(value: str) -> str:
@@ -48,21 +47,6 @@ def bare_doi(value: str) -> str:
     if "%" in text:
         text = unquote(text)
     return text
-
-
-def _doi_in(text: str) -> str | None:
-    """The first DOI in ``text``; in a publisher's address, without the page's own path after it
-    (Wiley's ``/doi/10.1002/ca.20342/abstract``) or its query."""
-    match = DOI_IN_TEXT.search(text)
-    if not match:
-        return None
-    doi = match.group(0)
-    if text.startswith(("http://", "https://")):
-        doi = _LANDING_PAGE.sub("", doi.split("?", 1)[0].split("#", 1)[0])
-    return doi.rstrip(_TRAILING_PUNCT)
-
-
-_LANDING_PAGE = re.compile(r"/(?:abstract|full|pdf|epdf|fulltext|summary|references|citedby|html?)/?$", re.I)
 
 
 def find_ids(declared: dict[str, Any], free_text: Iterable[str]) -> tuple[dict[str, str], list[str], list[str]]:
@@ -82,8 +66,7 @@ def find_ids(declared: dict[str, Any], free_text: Iterable[str]) -> tuple[dict[s
     for text in filter(None, free_text):
         if text.startswith(("http://", "https://")):
             found.append(try_parse(text.strip()))
-        doi = _doi_in(text)
-        found.append(try_parse("doi:" + doi) if doi else None)
+        found += [Ref("doi", doi) for doi in dois_in(text)[:1]]
         found += [try_parse(f"arxiv:{m}") for m in _ARXIV_IN_TEXT.findall(text)]
         found += [try_parse(f"{label.lower()}:{value}") for label, value in _LABELLED_ID.findall(text)]
     doi = ids.get("doi") or next((r.id for r in found if r and r.kind == "doi"), "")
@@ -164,9 +147,12 @@ def keywords(value: Any) -> list[str]:
 
 
 def joined_keywords(tags: list[str]) -> str:
-    """``tags`` as one keyword list that :func:`keywords` reads back into the same tags: apart by ", ", or
-    by a bare "," when a tag holds a ";" (read as Better BibTeX's, not as a '; '-separated list)."""
-    return ("," if any(";" in tag for tag in tags) else ", ").join(tags)
+    """``tags`` as one keyword list that :func:`keywords` reads back into the same tags: apart by ", "; by a
+    bare "," when a tag holds a ";" (read as Better BibTeX's, not as a '; '-separated list); by "; " when a tag
+    holds a "," (as Scopus writes "Gmr multilayers, magnetic recording heads")."""
+    if any(";" in tag for tag in tags):
+        return ",".join(tags)
+    return ("; " if any("," in tag for tag in tags) else ", ").join(tags)
 
 
 _DATE_START = {"-": re.compile(r"(\d{4})(?:-(\d{1,2}))?(?:-(\d{1,2}))?"),

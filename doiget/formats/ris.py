@@ -13,15 +13,13 @@ from typing import Any
 from rispy import TAG_KEY_MAPPING
 
 from doiget.formats.fields import RIS_NAME_ROLES, RIS_TO_CSL, csl_variable
+from doiget.formats.ris_read import RIS_TO_CSL_TYPE
 from doiget.models import Author, Work
 from doiget.notices import citation_note
 
-RIS_TYPES = {
-    "article-journal": "JOUR", "article-magazine": "MGZN", "article-newspaper": "NEWS", "review": "JOUR",
-    "paper-conference": "CONF", "chapter": "CHAP", "entry-encyclopedia": "ENCYC", "entry-dictionary": "DICT",
-    "book": "BOOK", "thesis": "THES", "report": "RPRT", "dataset": "DATA", "webpage": "ELEC",
-    "manuscript": "UNPB", "software": "COMP", "patent": "PAT",
-}
+# CSL type -> RIS TY: the first RIS type the reader maps to it (a statute is STAT, a map MAP, ...); a review is
+# a journal's.
+RIS_TYPES = {csl: ris for ris, csl in reversed(RIS_TO_CSL_TYPE.items())} | {"review": "JOUR"}
 _RANGE = re.compile(r"^\s*(\S+?)\s*(?:-+|[\u2010-\u2015])\s*(\S+)\s*$")
 _KEY_TAG = {key: tag for tag, key in TAG_KEY_MAPPING.items()}
 
@@ -62,7 +60,11 @@ def _record(work: Work) -> list[tuple[str, str | None]]:
     lines += [(tag, ris_name(a)) for tag, role in RIS_NAME_ROLES.items() for a in work.contributors.get(role, [])]
     kept = _kept(extra.get("ris") or {})  # tags read from a RIS file and kept as written
     kept_tags = {tag for tag, _ in kept}
-    lines += [("TI", work.title), ("T2", work.venue)]
+    if kind == "CONF":  # T2 the conference's name, C3 its proceedings (the RIS spec; Zotero reads them so)
+        lines += [("TI", work.title), ("T2", extra.get("event-title") or work.venue)]
+        lines += [("C3", work.venue)] if "C3" not in kept_tags else []
+    else:
+        lines += [("TI", work.title), ("T2", work.venue)]
     if work.year and "PY" not in kept_tags:
         lines.append(("PY", str(work.year)))
     if work.published and "-" in work.published and "DA" not in kept_tags:

@@ -166,7 +166,7 @@ def ris_record(entry: dict[str, Any]) -> ImportRecord:
         extra[ET_AL] = others
     fields = {
         "title": clean(entry.get("title") or entry.get("primary_title") or entry.get("short_title")),
-        "venue": clean(entry.get("secondary_title") or entry.get("journal_name") or entry.get("alternate_title3")),
+        "venue": _venue(kind, entry, extra),
         "authors": people.pop("author"), "contributors": {r: p for r, p in people.items() if p},
         "year": year, "published": published, "type": RIS_TO_CSL_TYPE.get(kind, "document"),
         "publisher": clean(entry.get("publisher")), "volume": clean(entry.get("volume")),
@@ -184,10 +184,30 @@ def ris_record(entry: dict[str, Any]) -> ImportRecord:
     return make_record(key, fields, ids, keywords(_list(entry.get("keywords"))), problems, inferred, files)
 
 
+# The types whose C3 holds the title of the work containing them: a CONF's proceedings (the RIS spec, as
+# Zotero reads it; its T2 is then the conference's name); where no other tag names one, Scopus's source title
+# of an article or a book series' volume. (Other types give C3 other meanings: a book's title prefix, a patent's
+# designated states, ...)
+_C3_CONTAINER = {"CONF": True, "JOUR": False, "SER": False}  # type -> whether C3 comes before T2
+
+
+def _venue(kind: str, entry: dict[str, Any], extra: dict[str, Any]) -> str | None:
+    """The title of what ``entry`` was published in; a conference's name its C3 puts aside goes to
+    ``extra["event-title"]``."""
+    named = clean(entry.get("secondary_title") or entry.get("journal_name") or entry.get("alternate_title3"))
+    container = clean(entry.get("custom3")) if kind in _C3_CONTAINER else None
+    if not container or (named and not _C3_CONTAINER[kind]):
+        return named
+    if named and named != container:
+        extra["event-title"] = named
+    return container
+
+
 def _unread(entry: dict[str, Any], fields: dict[str, Any], dates: set[str], urls: list[str],
             numbers: list[str]) -> dict[str, Any]:
     """The values of ``entry`` the work does not hold, by rispy key, as rispy read them."""
     held = {fields[name] for name in ("title", "venue", "abstract", "citekey") if fields[name]}
+    held.add(fields["extra"].get("event-title"))
     unread: dict[str, Any] = {}
     for name, value in entry.items():
         if not value or name in _READ or name in dates:

@@ -23,7 +23,7 @@ from doiget.formats.names import bibtex_author, split_names
 from doiget.fulltext.builder import clean_inline
 from doiget.identity import TITLE_AGREEMENT, title_similarity
 from doiget.models import Author
-from doiget.refs import DOI_IN_TEXT, Ref, try_parse
+from doiget.refs import DOI_IN_TEXT, Ref, trimmed_doi, try_parse
 
 if TYPE_CHECKING:
     import pymupdf
@@ -39,7 +39,6 @@ SOFT_HYPHEN = "\u00ad"
 
 _DOI = re.compile(rf"\b({DOI_IN_TEXT.pattern})")
 _DOI_START = re.compile(r"10\.\d{4,9}/")
-_TRAILING_PUNCT = ".,;:)]}>'\""
 _OLD_ARCHIVES = (
     "acc-phys|adap-org|alg-geom|ao-sci|astro-ph|atom-ph|bayes-an|chao-dyn|chem-ph|cmp-lg|comp-gas|cond-mat|"
     "cs|dg-ga|funct-an|gr-qc|hep-ex|hep-lat|hep-ph|hep-th|math|math-ph|mtrl-th|nlin|nucl-ex|nucl-th|"
@@ -119,7 +118,7 @@ def sniff_document(doc: pymupdf.Document, first_pages: list[mupdf.FzStextPage]) 
 def clean_doi(candidate: str) -> str | None:
     """``candidate`` as a canonical DOI: trailing punctuation dropped, a DOI printed twice over itself cut
     to one copy; None when it still holds a second DOI or does not parse."""
-    doi = candidate.rstrip(_TRAILING_PUNCT)
+    doi = trimmed_doi(candidate)
     starts = [m.start() for m in _DOI_START.finditer(doi)]
     if len(starts) > 1:
         first = doi[:starts[1]]
@@ -194,7 +193,7 @@ def _best_doi(metadata: list[str], texts: list[str], rejected: list[str]) -> Ref
         for match in _DOI.finditer(text):
             doi = clean_doi(match.group(1))
             if doi is None:
-                rejected.append(match.group(1).rstrip(_TRAILING_PUNCT))
+                rejected.append(trimmed_doi(match.group(1)))
             elif not doi.startswith("10.48550/"):  # DataCite's arXiv DOIs stand for the arXiv id
                 counts[doi] += 1
     return Ref("doi", counts.most_common(1)[0][0]) if counts else None

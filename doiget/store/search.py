@@ -48,8 +48,27 @@ ENTRY_FTS_COLUMNS = ("title", "abstract", "authors", "venue", "year", "tags", "n
 ENTRY_FTS_WEIGHTS = (10.0, 3.0, 5.0, 2.0, 1.0, 4.0, 2.0)
 BOOSTED = ("title", "authors", "tags")
 COMMON_DF = 10_000
-SNIPPET = "snippet(entries_fts, -1, '**', '**', '…', 16)"
 _BM25 = f"bm25(entries_fts, {', '.join(map(str, ENTRY_FTS_WEIGHTS))})"
+
+
+def _snippet(column: int) -> str:
+    return f"snippet(entries_fts, {column}, '**', '**', '…', 16)"
+
+
+def _only_in(column: int) -> str:
+    """SQL: whether every match in the row lies in ``column`` (bm25 weighing it 0 and the others 1 is then 0)."""
+    weights = ", ".join("0" if i == column else "1" for i in range(len(ENTRY_FTS_COLUMNS)))
+    return f"bm25(entries_fts, {weights}) = 0"
+
+
+SNIPPET = _snippet(-1)
+# SNIPPET, read from the one column holding all the row's matches where that is the title, abstract or authors:
+# snippet(-1) tokenizes every column to pick the best passage, snippet(c) column c alone, and they pick the same
+# one when no other column holds a match (SQLite's fts5_aux.c; a row without a match takes the title either way,
+# so the title is tested first); tests/test_search_rank.py checks every row of its queries. Only in a statement
+# ranking by bm25 already: bm25's IDF walk over each phrase's matches is done once per statement.
+_RANKED_SNIPPET = ("CASE " + " ".join(f"WHEN {_only_in(c)} THEN {_snippet(c)}" for c in map(
+    ENTRY_FTS_COLUMNS.index, ("title", "abstract", "authors"))) + f" ELSE {SNIPPET} END")
 # Stubs out (see _ranked): dropped from a ranked margin, else one pass over the (partially indexed) stub ids;
 # for a page's worth, a lookup per row.
 _NOT_STUB = "entries_fts.rowid NOT IN (SELECT id FROM entries WHERE is_stub = 1)"  # partial index ix_entries_stub
@@ -175,7 +194,7 @@ def _one_pass_sql(clauses: tuple[str, ...], budgeted: bool, fits: bool = False, 
         entries = ""
     else:
         where = " AND ".join(["entries_fts MATCH :match", *kept])
-    snippet = f"{SNIPPET} || {_ROW_BUDGET}()" if budgeted else SNIPPET  # (no argument: no string to convert)
+    snippet = f"{_RANKED_SNIPPET} || {_ROW_BUDGET}()" if budgeted else _RANKED_SNIPPET  # (no argument: no string to convert)
     limit = f"CASE WHEN {_FEWER} THEN :limit ELSE 0 END" if fits else ":limit"
     return (f"SELECT e.id, p.score, {_summary_columns('p.snippet')} FROM (SELECT entries_fts.rowid AS id, "
             f"{_BM25} AS score, {snippet} AS snippet FROM entries_fts{entries} WHERE {where} "

@@ -71,6 +71,14 @@ def test_a_wiley_sici_doi_is_read_whole():
     assert sniff.doi == "10.1002/(sici)1097-0185(19990415)257:2<50::aid-ar4>3.0.co;2-w"
 
 
+def test_an_ams_sici_doi_is_read_whole():
+    # AMS journals' DOIs before 2009 hold "<page:code>": the DOI was cut at its "<" into 10.1175/1520-0469(1993)050,
+    # a DOI of nothing
+    sniff = sniff_pdf(_pdf([("Benchmark Computations of the Euler Equations", 18),
+                            ("doi: 10.1175/1520-0469(1993)050<1865:BCEWAS>2.0.CO;2", 9)]))
+    assert sniff.doi == "10.1175/1520-0469(1993)050<1865:bcewas>2.0.co;2"
+
+
 def test_doi_and_arxiv_and_pubmed_ids_are_all_kept():
     sniff = sniff_pdf(_pdf([("Gauge Couplings at Two Loops in a Small Model", 18),
                             ("JCAP10(2008)003 doi:10.1088/1475-7516/2008/10/003", 9),
