@@ -15,12 +15,24 @@ from contextlib import contextmanager
 
 
 @contextmanager
-def gc_paused() -> Iterator[None]:
-    """Run the block with cyclic garbage collection off (left off if it already was)."""
+def gc_paused(promote: bool = False) -> Iterator[None]:
+    """Run the block with cyclic garbage collection off (left off if it already was).
+
+    With ``promote``, what a block that ends normally leaves alive goes straight to the oldest generation
+    as collection resumes, where only full collections walk it: left young, all of it would be walked by
+    the next young collection and again by the middle one, freeing nothing (a 100k-record import's
+    report: 0.4 s). Cyclic garbage the block made then waits for a full collection. Skipped when the
+    block fails and while the process holds frozen objects (``gc.freeze``; CPython 3.12 freezes some of
+    its own at start): moving ours would release them too."""
     enabled = gc.isenabled()
     gc.disable()
+    ended = False
     try:
         yield
+        ended = True
     finally:
         if enabled:
+            if promote and ended and not gc.get_freeze_count():
+                gc.freeze()  # every tracked object to the permanent generation, then all of it to the oldest: O(1)
+                gc.unfreeze()
             gc.enable()

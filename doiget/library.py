@@ -327,7 +327,7 @@ class Library:
         from doiget.gcpause import gc_paused
         from doiget.services import bibliography
 
-        with gc_paused():  # one typed row per record: collections would walk the whole import's objects
+        with gc_paused(promote=True):  # one typed row per record: collections would walk the whole import's objects
             return r.ImportReport.model_validate(bibliography.import_document(
                 self, text_or_path, format, tags, progress, overwrite=overwrite, attach_files=attach_files))
 
