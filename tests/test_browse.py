@@ -44,8 +44,15 @@ def browse(tmp_path_factory):
             except httpx.TransportError:
                 time.sleep(0.1)
         yield client
-    proc.terminate()
+    proc.terminate()  # Datasette, its child, went on serving after doiget browse was stopped
     proc.wait(timeout=30)
+    for _ in range(300):  # until Datasette has let go of the port (bounded; not a timing assertion)
+        with socket.socket() as probe:
+            if probe.connect_ex(("127.0.0.1", port)) != 0:
+                break
+        time.sleep(0.1)
+    else:
+        pytest.fail(f"Datasette still listens on port {port} after doiget browse was stopped")
 
 
 def rows(client: httpx.Client, path: str, **params) -> list[dict]:

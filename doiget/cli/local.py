@@ -128,6 +128,7 @@ def cmd_browse(args):
     """Datasette on the library, read-only (it opens the file with mode=ro), until Ctrl-C."""
     import importlib.util
     import json
+    import signal
     import subprocess
     import tempfile
 
@@ -143,10 +144,15 @@ def cmd_browse(args):
                    "--host", args.host, "--port", str(args.port), "--setting", "max_returned_rows", "1000"]
         print(f"doiget: Datasette on http://{args.host}:{args.port}/ (read-only); Ctrl-C stops it",
               file=sys.stderr, flush=True)
+        server = subprocess.Popen(command + (["--open"] if args.open else []))
+        # Stopped (a service manager's or a test's SIGTERM), doiget stops Datasette too: it went on serving.
+        previous = signal.signal(signal.SIGTERM, lambda *_: server.terminate())
         try:
-            subprocess.run(command + (["--open"] if args.open else []), check=False)
-        except KeyboardInterrupt:
-            pass
+            server.wait()
+        except KeyboardInterrupt:  # (Ctrl-C reached Datasette too)
+            server.wait()
+        finally:
+            signal.signal(signal.SIGTERM, previous)
 
 
 SERVE_BANNER = ("doiget: MCP server speaking JSON-RPC on stdin/stdout; an MCP host starts it for you "
