@@ -262,6 +262,20 @@ def test_a_scopus_proceedings_or_source_title_is_the_venue():
     assert (again.work.venue, again.work.extra) == (named.work.venue, named.work.extra)
 
 
+def test_a_keyword_filed_under_a_tag_spelt_otherwise_is_reported(tmp_path):
+    # tags ignore case, so Scopus's "Soft-output viterbi algorithm" in one record is filed under another
+    # record's "soft-output Viterbi algorithm": the import changed the record's keyword without a word
+    with Library(Config(home=tmp_path / "lib", profile="full")) as lib:
+        result = lib.import_bibliography(read(BIB / "scopus_bitpattern.ris.gz"))
+        noted = [row for row in result.report if any("(tags ignore case)" in p for p in row.problems)]
+        assert len(noted) == 45  # of the 209 records
+        assert ("keyword 'bit-patterned media recording' is filed under the tag 'Bit-patterned media recording' "
+                "(tags ignore case)") in [p for row in noted for p in row.problems]
+        again = lib.import_bibliography("TY  - JOUR\nTI  - A new one\nKW  - MAGNETIC RECORDING\nER  - \n")
+        assert again.report[0].problems == ["keyword 'MAGNETIC RECORDING' is filed under the tag 'magnetic recording' "
+                                            "(tags ignore case)"]
+
+
 def test_every_doi_form_normalises_to_the_bare_doi():
     forms = ["doi:10.1000/X1", "https://doi.org/10.1000/x1", "http://dx.doi.org/10.1000/x1", "info:doi/10.1000/x1",
              "{10.1000/x1}", "DOI: 10.1000/x1", "https://dx.doi.org/10.1000%2Fx1"]

@@ -183,7 +183,7 @@ def _import(store: Store, text_: str | Path, format: ImportFormat, tags: Sequenc
             overwrite: bool) -> dict[str, Any]:
     started = time.perf_counter()
     report: list[dict[str, Any]] = []
-    tag_ids: dict[str, int] = {}
+    tag_ids: dict[str, tuple[int, str]] = {}
     items: list[_Item] = []
     pending: list[_Item] = []
     late: list[_Late] = []
@@ -334,7 +334,7 @@ def _group(records: Iterable[ImportRecord], report: list[dict[str, Any]], late: 
                 holders.append(item)
 
 
-def _write_late(conn: Connection, late: list[_Late], tag_ids: dict[str, int], report: list[dict[str, Any]]) -> None:
+def _write_late(conn: Connection, late: list[_Late], tag_ids: dict[str, tuple[int, str]], report: list[dict[str, Any]]) -> None:
     """Merge records into the entries their items were written to, as :func:`_group` merges them into
     an item not yet written: the entry's non-empty fields win, empty ones are filled, names of roles it
     lacks are added, tags added, the record's key kept as an alias. An identifier another entry holds
@@ -367,9 +367,10 @@ def _write_late(conn: Connection, late: list[_Late], tag_ids: dict[str, int], re
         if names:
             name_updates.append((entry_id, work))
     bulk.update_works(conn, column_updates, name_updates)
-    missing = list({t.lower(): t for one in late for t in one.tags if t.lower() not in tag_ids}.values())
-    tag_ids.update({name.lower(): tag_id for name, tag_id in zip(missing, entry_store.tag_ids(conn, missing))})
-    bulk.add_tags(conn, [(one.item.entry_id, tag_ids[t.lower()]) for one in late for t in one.tags])
+    _known_tags(conn, [t for one in late for t in one.tags], tag_ids)
+    for one in late:
+        _spelling(report[one.index], one.tags, tag_ids)
+    bulk.add_tags(conn, [(one.item.entry_id, tag_ids[t.lower()][0]) for one in late for t in one.tags])
 
 
 def _alias_key(work: Work, key: str) -> None:
@@ -404,7 +405,7 @@ def _title_index(conn: Connection) -> dict[str, list[tuple[int, Marks]]]:
 
 
 def _write_chunk(conn: Connection, items: list[_Item], extra_tags: list[str],
-                 title_index: dict[str, list[tuple[int, Marks]]], tag_ids: dict[str, int], keys_taken: set[str],
+                 title_index: dict[str, list[tuple[int, Marks]]], tag_ids: dict[str, tuple[int, str]], keys_taken: set[str],
                  report: list[dict[str, Any]], overwrite: bool) -> None:
     """Write ``items``: each a new entry, or merged into the library's entry that is the same work; then
     retire them (:meth:`_Item.retire`)."""
@@ -417,9 +418,9 @@ def _write_chunk(conn: Connection, items: list[_Item], extra_tags: list[str],
     known: dict[tuple[str, str], int] = {}
     for kind, values in by_kind.items():
         known.update({(kind, value): entry_id for value, entry_id in bulk.stored_ids(conn, kind, values).items()})
-    missing = list({name.lower(): name for item in items for name in item.tags + extra_tags
-                    if name.lower() not in tag_ids}.values())
-    tag_ids.update({name.lower(): tag_id for name, tag_id in zip(missing, entry_store.tag_ids(conn, missing))})
+    _known_tags(conn, [name for item in items for name in item.tags + extra_tags], tag_ids)
+    for item in items:
+        _spelling(report[item.index], item.tags, tag_ids)
     candidates = {entry_id for entry_id in known.values()}
     stored = {entry.id: entry for entry in entry_store.load(conn, candidates)} if candidates else {}
     new, updates = [], []
@@ -609,8 +610,23 @@ def _shown(value: Any) -> Any:
     return value if not isinstance(value, str) or len(value) <= 200 else value[:197] + "..."
 
 
-def _tag_ids(item: _Item, extra_tags: list[str], tag_ids: dict[str, int]) -> set[int]:
-    return {tag_ids[name.lower()] for name in item.tags + extra_tags}
+def _known_tags(conn: Connection, names: list[str], tag_ids: dict[str, tuple[int, str]]) -> None:
+    """Add to ``tag_ids`` (folded name -> (id, the library's spelling)) the tags ``names`` it lacks, creating
+    the missing ones."""
+    missing = list({name.lower(): name for name in names if name.lower() not in tag_ids}.values())
+    tag_ids.update({name.lower(): found for name, found in zip(missing, entry_store.tags_named(conn, missing))})
+
+
+def _spelling(row: dict[str, Any], tags: list[str], tag_ids: dict[str, tuple[int, str]]) -> None:
+    """Say so in ``row`` where a record's keyword is filed under a tag spelt otherwise (tags ignore case: Scopus
+    writes one keyword "Soft-output viterbi algorithm" in one record and "soft-output Viterbi algorithm" in
+    another)."""
+    row["problems"] += [f"keyword {name!r} is filed under the tag {tag_ids[name.lower()][1]!r} (tags ignore case)"
+                        for name in tags if tag_ids[name.lower()][1] != name]
+
+
+def _tag_ids(item: _Item, extra_tags: list[str], tag_ids: dict[str, tuple[int, str]]) -> set[int]:
+    return {tag_ids[name.lower()][0] for name in item.tags + extra_tags}
 
 
 def _fetchable(store: Store, items: list[_Item]) -> list[str]:

@@ -222,8 +222,14 @@ def _grouped(conn: Connection, sql: str, ids: list[int]) -> dict[int, list[str]]
 
 def tag_ids(conn: Connection, names: Iterable[str]) -> list[int]:
     """Ids of the named tags, creating the missing ones."""
-    ids = []
+    return [tag_id for tag_id, _ in tags_named(conn, names)]
+
+
+def tags_named(conn: Connection, names: Iterable[str]) -> list[tuple[int, str]]:
+    """(id, the library's spelling) of each named tag, creating the missing ones (a tag ignores case, so an
+    existing tag keeps its spelling)."""
+    found = []
     for name in names:
         conn.execute(text("INSERT OR IGNORE INTO tags (name) VALUES (:n)"), {"n": name})
-        ids.append(conn.execute(text("SELECT id FROM tags WHERE name = :n"), {"n": name}).scalar_one())
-    return ids
+        found.append(tuple(conn.execute(text("SELECT id, name FROM tags WHERE name = :n"), {"n": name}).one()))
+    return found
