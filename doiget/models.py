@@ -19,6 +19,12 @@ ET_AL = "bibtex-others"  # Work.extra: the BibTeX name fields whose list ended i
 TYPE_AS_WRITTEN = frozenset({"bibtex-type", "ris-type"})
 
 
+def spells_other_type(name: str, onto: str | None, given: str | None) -> bool:
+    """Whether ``extra`` key ``name`` of a record of type ``given`` spells a type a merge into a work of type
+    ``onto`` must not take (:data:`TYPE_AS_WRITTEN`)."""
+    return name in TYPE_AS_WRITTEN and bool(onto) and given != onto
+
+
 def cut_short(extra: dict[str, Any] | None, field: str = "author") -> bool:
     """Whether the name list ``field`` (a BibTeX name field) ended in "and others" (et al.): more
     people made the work than its record names."""
@@ -147,9 +153,10 @@ class Work(BaseModel):
                     data[key] = value if data[key] is None else data[key]
                 else:
                     data[key] = list({json.dumps(n, sort_keys=True): n for n in data[key] + value}.values())
-            elif key == "extra" and other.type != self.type and self.type:
-                data[key] = {**{k: v for k, v in value.items() if k not in TYPE_AS_WRITTEN}, **data[key]}
-            elif key in ("contributors", "extra"):
+            elif key == "extra":
+                data[key] = {**{k: v for k, v in value.items() if not spells_other_type(k, self.type, other.type)},
+                             **data[key]}
+            elif key == "contributors":
                 data[key] = {**value, **data[key]}
             elif data.get(key) in (None, "", []):
                 data[key] = value

@@ -157,11 +157,15 @@ def trimmed_doi(doi: str) -> str:
     ``10.1016/0370-2693(85)91(1)`` keeps its own)."""
     while True:
         trimmed = doi.rstrip(".,;:'")
-        if trimmed[-1:] in (")", "]") and trimmed.count(trimmed[-1]) > trimmed.count("([" [trimmed[-1] == "]"]):
+        closing = trimmed[-1:]
+        if closing in _OPENING and trimmed.count(closing) > trimmed.count(_OPENING[closing]):
             trimmed = trimmed[:-1]
         if trimmed == doi:
             return doi
         doi = trimmed
+
+
+_OPENING = {")": "(", "]": "["}
 
 
 def try_parse(text: object) -> Ref | None:

@@ -60,11 +60,11 @@ def _record(work: Work) -> list[tuple[str, str | None]]:
     lines += [(tag, ris_name(a)) for tag, role in RIS_NAME_ROLES.items() for a in work.contributors.get(role, [])]
     kept = _kept(extra.get("ris") or {})  # tags read from a RIS file and kept as written
     kept_tags = {tag for tag, _ in kept}
-    if kind == "CONF":  # T2 the conference's name, C3 its proceedings (the RIS spec; Zotero reads them so)
-        lines += [("TI", work.title), ("T2", extra.get("event-title") or work.venue)]
-        lines += [("C3", work.venue)] if "C3" not in kept_tags else []
-    else:
-        lines += [("TI", work.title), ("T2", work.venue)]
+    conference = kind == "CONF"  # T2 the conference's name, C3 its proceedings (the RIS spec; Zotero reads them so)
+    event = extra.get("event-title") if conference else None
+    lines += [("TI", work.title), ("T2", event or work.venue)]
+    if conference and "C3" not in kept_tags:
+        lines.append(("C3", work.venue))
     if work.year and "PY" not in kept_tags:
         lines.append(("PY", str(work.year)))
     if work.published and "-" in work.published and "DA" not in kept_tags:

@@ -36,7 +36,7 @@ from doiget.formats.keys import citation_key, key_aliases, unique_key, with_key_
 from doiget.formats.fields import BABEL_LANGUAGES
 from doiget.gcpause import gc_paused
 from doiget.identity import Marks, Side, decide, marks_agree, normalised_title
-from doiget.models import ET_AL, ID_FIELDS, IMPORT_SOURCE, TYPE_AS_WRITTEN, Entry, Work
+from doiget.models import ET_AL, ID_FIELDS, IMPORT_SOURCE, Entry, Work, spells_other_type
 from doiget.services import checks, retractions, searching
 from doiget.services.session import Session
 from doiget.store import bulk, citekeys, rows
@@ -490,6 +490,7 @@ def _new_key(item: _Item, taken: set[str], row: dict[str, Any]) -> str:
 
 
 _POLICY_COLUMNS = tuple(c for c in entry_store.SCALAR_FIELDS if c not in entry_store.UPSTREAM_FACTS)
+_EMPTY = (None, "", [], {})  # a field that says nothing: filled by a merge, never in conflict
 
 
 def _same(name: str, stored: Any, incoming: Any) -> bool:
@@ -522,9 +523,9 @@ def merge_policy(entry: Entry, work: Work, overwrite: bool, row: dict[str, Any])
     values: dict[str, Any] = {}
 
     def consider(name: str, stored: Any, incoming: Any, value: Any = None) -> bool:
-        if incoming in (None, "", [], {}) or _same(name, stored, incoming):
+        if incoming in _EMPTY or _same(name, stored, incoming):
             return False
-        if stored in (None, "", [], {}):
+        if stored in _EMPTY:
             return True
         if replace:
             row["overwritten"].append(name)
@@ -553,7 +554,7 @@ def merge_policy(entry: Entry, work: Work, overwrite: bool, row: dict[str, Any])
         if work.extra.get(ET_AL):
             extra[ET_AL] = work.extra[ET_AL]
     for name, value in work.extra.items():
-        if name == ET_AL or (name in TYPE_AS_WRITTEN and entry.type and work.type != entry.type):
+        if name == ET_AL or spells_other_type(name, entry.type, work.type):
             continue
         if name == "bibtex" and isinstance(value, dict):
             merged = dict(extra.get("bibtex", {}))
@@ -592,9 +593,6 @@ def _differences(kept: Work, other: Work, index: int) -> list[dict[str, Any]]:
     if roles(kept) and roles(other) and _shown_names(kept) != _shown_names(other):
         found.append({"field": "names", "library": _names(kept), "file": _names(other), "record": index})
     return found
-
-
-_EMPTY = (None, "", [], {})
 
 
 def _shown_names(work: Work | Entry) -> list[tuple[str, str]]:
