@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass, field
+from html import unescape
 from typing import TYPE_CHECKING
 
 from doiget.formats.names import bibtex_author, split_names
@@ -244,8 +245,15 @@ def _labelled(texts: list[str], pattern: re.Pattern[str], kind: str) -> Ref | No
 
 
 def _xmp_title(xmp: str) -> str:
-    match = re.search(r"<dc:title>.*?<rdf:li[^>]*>(.*?)</rdf:li>", xmp, re.S)
-    return clean_inline(match.group(1)) if match else ""
+    """The first item of the XMP packet's ``dc:title``, its XML entities read; empty for an empty item
+    (bioRxiv writes ``<rdf:li xml:lang="x-default"/>``) or none."""
+    title = _XMP_TITLE.search(xmp)
+    item = _XMP_ITEM.search(title.group(1)) if title else None
+    return clean_inline(unescape(item.group(1) or "")) if item else ""
+
+
+_XMP_TITLE = re.compile(r"<dc:title(?:\s[^>]*[^/>])?>(.*?)</dc:title>", re.S)
+_XMP_ITEM = re.compile(r"<rdf:li\b[^>]*?(?:/>|>(.*?)</rdf:li>)", re.S)
 
 
 def info_authors(raw: str, page_text: str) -> list[Author]:

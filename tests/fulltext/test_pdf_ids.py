@@ -9,7 +9,7 @@ import pymupdf
 import pytest
 
 from doiget.fulltext.pdf import sniff_pdf
-from doiget.fulltext.pdfmeta import clean_doi, looks_like_file_name
+from doiget.fulltext.pdfmeta import _xmp_title, clean_doi, looks_like_file_name
 
 PAPERS = Path(__file__).resolve().parent.parent / "fixtures" / "papers" / "pdf"
 
@@ -132,3 +132,22 @@ def test_a_banner_larger_than_the_title_loses_to_the_run_the_info_title_names():
              ("A. Author and B. Author", 11)] + [("body text of the page, on and on", 9)] * 4
     assert sniff_pdf(_pdf(lines, info_title="Soil carbon in alpine meadows")).title == "Soil Carbon in Alpine Meadows"
     assert sniff_pdf(_pdf(lines)).title == "EDGE ARTICLE"  # with no info title, the top run of the largest size
+
+
+def test_an_empty_self_closed_xmp_title_is_no_title():
+    # bioRxiv 2024.02.13.580051's page 1 (tests/fixtures/papers/sniff): its XMP writes dc:title as
+    # <rdf:li xml:lang="x-default"/>, which was read as an opening tag: the title became the XMP markup up to
+    # dc:creator's first </rdf:li> ("</rdf:Alt> </dc:title> <dc:description> ...")
+    data = (PAPERS.parent / "sniff" / "biorxiv-2024.02.13.580051-p1.pdf").read_bytes()
+    with pymupdf.open(stream=data) as doc:
+        assert '<rdf:li xml:lang="x-default"/>' in doc.get_xml_metadata()
+        assert _xmp_title(doc.get_xml_metadata()) == ""
+    assert "<" not in (sniff_pdf(data).title or "")
+
+
+def test_xmp_title_is_read_inside_dc_title_with_its_entities():
+    item = '<rdf:Alt><rdf:li xml:lang="x-default">{}</rdf:li></rdf:Alt>'
+    xmp = (f"<dc:description>{item.format('Not the title')}</dc:description>"
+           f"<dc:title>{item.format('Fe&amp;S clusters &lt;in vivo&gt; &#955;')}</dc:title>")
+    assert _xmp_title(xmp) == "Fe&S clusters <in vivo> λ"
+    assert _xmp_title("<dc:title/><dc:description>" + item.format("Not the title") + "</dc:description>") == ""
