@@ -28,7 +28,7 @@ from doiget.fulltext.builder import TextBuilder
 from doiget.fulltext.document import Document
 from doiget.fulltext.hyphens import Vocabulary, join_lines
 from doiget.fulltext.pdfpage import Line
-from doiget.fulltext.pdfmeta import SNIFF_PAGES, PdfSniff, sniff_document
+from doiget.fulltext.pdfmeta import SNIFF_PAGES, PdfSniff, pdf_title, sniff_document
 from doiget.identity import TITLE_AGREEMENT, normalised_title, title_similarity
 
 if TYPE_CHECKING:  # PyMuPDF costs ~0.2 s to import; only PDF work pays it
@@ -77,8 +77,9 @@ def sniff_pdf(data: bytes) -> PdfSniff:
     from pymupdf import mupdf
 
     with _open(data) as doc:
-        return sniff_document(doc, [pdfpage.text_page(mupdf.fz_load_page(doc.this, number))
-                                    for number in range(min(SNIFF_PAGES, doc.page_count))])
+        pages = [mupdf.fz_load_page(doc.this, number) for number in range(min(SNIFF_PAGES, doc.page_count))]
+        textpages = [pdfpage.text_page(page) for page in pages]
+        return sniff_document(doc, textpages, pdf_title(doc, _first_lines(_page_lines(pages[0], textpages[0]))))
 
 
 def read_pdf(data: bytes) -> tuple[Document, PdfSniff]:
@@ -101,7 +102,8 @@ def _read(data: bytes, sniff: bool) -> tuple[list[_Page], str | None, PdfSniff |
             raw.append(_page_lines(page, textpage))
             if sniff and number < SNIFF_PAGES:
                 first.append(textpage)
-        return raw, (doc.metadata or {}).get("title"), sniff_document(doc, first) if sniff else None
+        title = pdf_title(doc, _first_lines(raw[0])) if sniff else None
+        return raw, (doc.metadata or {}).get("title"), sniff_document(doc, first, title) if sniff else None
 
 
 def _lay_out(raw: list[_Page], meta_title: str | None) -> Document:
@@ -171,6 +173,10 @@ def _page_lines(page: mupdf.FzPage, textpage: mupdf.FzStextPage) -> _Page:
         if kept:
             blocks.append((bbox, kept))
     return _Page(blocks, width, max(0, rect.y1 - rect.y0))
+
+
+def _first_lines(page: _Page) -> list[Line]:
+    return [line for _, lines in page.blocks for line in lines]
 
 
 def _drop_furniture(pages: list[_Page]) -> tuple[list[list[_Block]], frozenset[str]]:
