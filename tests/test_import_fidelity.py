@@ -20,6 +20,7 @@ from doiget.formats.bibtex import ascii_latex, to_bibtex
 from doiget.formats.cite import format_references
 from doiget.formats.csl import to_csl_json
 from doiget.formats.csl_read import parse_csl
+from doiget.formats.importer import parse_bibliography
 from doiget.formats.ris import to_ris
 from doiget.formats.ris_read import parse_ris
 from doiget.formats.latex import untex
@@ -345,8 +346,6 @@ def test_urls_of_a_real_zotero_export_keep_no_latex_escape():
 
 
 def records_of(text: str):
-    from doiget.formats.importer import parse_bibliography
-
     return parse_bibliography(text)
 
 
@@ -437,3 +436,12 @@ def test_an_identifier_field_that_gives_no_identifier_is_kept_and_exported_as_wr
             assert {k: exported[key].get(k) for k in fields} == fields, (name, key)
     (pubmed,) = [r.work for r in records(BIB / "citationjs_biblatex-input.bib") if r.key == "hutchinson:article"]
     assert pubmed.pmid == "5500723"
+
+
+def test_a_dash_ligature_in_a_name_is_the_dash_tex_prints():
+    # Mendeley writes "Carre{\~{n}}o--Rodr{\'{i}}guez": TeX prints an en dash, doiget kept "--" (a name of plain
+    # letters is not decoded) and its export, writing the name again, made it an en dash on the next import.
+    (work,) = [r.work for r in records(BIB / "mendeley_vera_sport_vision.bib") if r.key == "Redondo2020b"]
+    assert work.authors[2].family == "Carreño\u2013Rodríguez"
+    (again,) = parse_bibliography(to_bibtex([work]), "bibtex")
+    assert again.work.authors == work.authors
