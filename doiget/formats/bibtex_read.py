@@ -14,7 +14,7 @@ from typing import Any
 from doiget.errors import DoigetError, ErrorCode
 from doiget.formats.bibtex_split import BibBlock, split_bibtex
 from doiget.formats.fields import (BIB_DATE_FIELDS, BIB_NAME_FIELDS, BIB_TO_CSL, BIB_TO_CSL_TYPE, BOOKTITLE_TYPES,
-                                   CSL_TO_BIB, MONTHS, bib_type, container_field)
+                                   CSL_TO_BIB, ISSUE_TYPES, MONTHS, bib_type, container_field)
 from doiget.formats.latex import unescape_verbatim, untex
 from doiget.formats.names import bibtex_author, split_names, split_top_level
 from doiget.formats.record import (YEAR, ImportRecord, clean, find_ids, iso_date, keywords, leading_date, make_record,
@@ -24,7 +24,6 @@ from doiget.refs import try_parse
 
 _EPRINT_IDS = {"pubmed": "pmid", "pmid": "pmid", "pmcid": "pmcid", "pmc": "pmcid", "doi": "doi"}  # eprinttype -> id
 _VERBATIM = frozenset({"doi", "url", "eprint", "pmid", "pmcid", "archiveprefix", "eprinttype", "file"})
-_ISSUE_TYPES = frozenset({"article", "periodical", "suppperiodical", "inproceedings", "conference"})
 _NUMBER_IS_SERIES = frozenset({"book", "mvbook", "inbook", "bookinbook", "incollection", "collection",
                                "proceedings", "inproceedings", "conference"})
 _PUBLISHER_LIKE = ("publisher", "institution", "school", "organization")
@@ -315,7 +314,7 @@ def bib_record(key: str | None, kind: str, fields: dict[str, str], problems: lis
             bibtex[name] = fields[name]
     issue = None
     number = text.get("number")
-    if number and kind in _ISSUE_TYPES:
+    if number and kind in ISSUE_TYPES:
         issue = number
     elif number and kind in _NUMBER_IS_SERIES and (fields.get("series") or "").strip():
         extra["collection-number"] = number
@@ -324,7 +323,7 @@ def bib_record(key: str | None, kind: str, fields: dict[str, str], problems: lis
     if text.get("issue"):
         if issue is None:
             issue = text["issue"]
-            if kind in _ISSUE_TYPES and number is None:
+            if kind in ISSUE_TYPES and number is None:
                 aliases["issue"] = "issue"
         else:
             bibtex["issue"] = fields["issue"]
