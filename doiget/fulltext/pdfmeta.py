@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 
 from doiget.formats.names import bibtex_author, split_names
 from doiget.fulltext.builder import clean_inline
-from doiget.fulltext.hyphens import SOFT_HYPHEN, Vocabulary, join_lines
+from doiget.fulltext.hyphens import HYPHENS, SOFT_HYPHEN, Vocabulary, join_lines
 from doiget.fulltext.pdflayout import numbering_depth
 from doiget.fulltext.pdfpage import Line
 from doiget.identity import TITLE_AGREEMENT, title_similarity
@@ -45,6 +45,7 @@ HALF_POINT = 0.5
 RUN_GAP = 2.2  # font sizes from one line's top to the next's within a title
 MANUSCRIPT_RUN_GAP = 2.5  # a manuscript's double spacing is 2.3
 _FOOTNOTE_MARKS = " *∗†‡§¶"  # after a title: its footnote's mark
+_LINE_BREAKS = (*HYPHENS, SOFT_HYPHEN)
 
 _DOI = re.compile(rf"\b({DOI_IN_TEXT.pattern})")
 _DOI_START = re.compile(r"10\.\d{4,9}/")
@@ -183,37 +184,40 @@ def first_page_title(lines: list[Line], meta_title: str | None = None) -> Title 
     for line in upright:
         chars[round(line.size, 1)] += len(line.text)
     body = chars.most_common(1)[0][0] if chars else 0.0
-    vocab = Vocabulary.of(line.text for line in upright)
-    runs = _larger_runs(upright, body, vocab)
-    title = _labelled_title(upright, vocab) or next(
+    runs = _larger_runs(upright, body)
+    title = _labelled_title(upright) or next(
         (t for t in runs if meta_title and title_similarity(t.text, meta_title) >= TITLE_AGREEMENT), None)
     if title is None and meta_title:
-        title = _printing(upright, meta_title, vocab)
+        title = _printing(upright, meta_title)
     if title is None:
         tops = [t for t in runs if t.top]
-        title = tops[0] if tops else None if meta_title else _styled_top(upright, body, vocab)
+        title = tops[0] if tops else None if meta_title else _styled_top(upright, body)
     if title and meta_title and _alnum(title.text) == _alnum(meta_title):
         return Title(meta_title, title.lines)
     return title
 
 
-def _larger_runs(lines: list[Line], body: float, vocab: Vocabulary) -> list[_Run]:
+def _larger_runs(lines: list[Line], body: float) -> list[_Run]:
     """The runs of lines set larger than ``body`` that read like a title, largest first; each size's top run
     is ``top``."""
-    candidates = sorted({round(line.size, 1) for line in lines
-                         if line.size >= body * TITLE_OVER_BODY and _title_like(line.text)}, reverse=True)
+    larger: dict[float, list[Line]] = {}
+    for line in lines:
+        if line.size >= body * TITLE_OVER_BODY:
+            larger.setdefault(round(line.size, 1), []).append(line)
+    candidates = sorted([size for size, group in larger.items() if any(_title_like(line.text) for line in group)],
+                        reverse=True)
     found = []
     for size in candidates:
         picked = sorted((line for line in lines if abs(line.size - size) <= TITLE_SIZE_TOLERANCE),
                         key=lambda line: line.bbox[1])
         for n, run in enumerate(_runs(picked, size)):
-            title = _run_title(run, vocab)
+            title = _run_title(run, lines)
             if title:
                 found.append(_Run(title.text, title.lines, top=not n))
     return found
 
 
-def _printing(lines: list[Line], title: str, vocab: Vocabulary) -> Title | None:
+def _printing(lines: list[Line], title: str) -> Title | None:
     """The run of whole lines, as the page sets them, whose letters and digits are ``title``'s."""
     want = _alnum(title).casefold()
     keys = [_alnum(line.text).casefold() for line in lines]
@@ -225,24 +229,24 @@ def _printing(lines: list[Line], title: str, vocab: Vocabulary) -> Title | None:
             got += keys[stop]
             stop += 1
         if got == want:
-            return _run_title(lines[start:stop], vocab)
+            return _run_title(lines[start:stop], lines)
     return None
 
 
-def _labelled_title(lines: list[Line], vocab: Vocabulary) -> Title | None:
+def _labelled_title(lines: list[Line]) -> Title | None:
     """The lines after a line reading ``Title`` up to the next line set as that label is (bold, size)."""
-    label = next((i for i, line in enumerate(lines) if _TITLE_LABEL.fullmatch(line.text)), None)
+    label = next((i for i, line in enumerate(lines) if len(line.text) <= 7 and _TITLE_LABEL.fullmatch(line.text)), None)
     if label is None:
         return None
     style = (lines[label].bold, round(lines[label].size, 1))
     run = list(takewhile(lambda line: (line.bold, round(line.size, 1)) != style, lines[label + 1:]))
-    return _run_title(run, vocab) if run else None
+    return _run_title(run, lines) if run else None
 
 
 _TITLE_LABEL = re.compile(r"(?i)title\s*:?")
 
 
-def _styled_top(lines: list[Line], body: float, vocab: Vocabulary) -> Title | None:
+def _styled_top(lines: list[Line], body: float) -> Title | None:
     """The page's first lines not set smaller than ``body`` (a preprint server's stamp, a running head), where
     they are set bold or larger and read like a title."""
     ordered = [line for line in sorted(lines, key=lambda line: line.bbox[1]) if line.size > body - HALF_POINT]
@@ -252,11 +256,15 @@ def _styled_top(lines: list[Line], body: float, vocab: Vocabulary) -> Title | No
     run = [line for line in sorted(lines, key=lambda line: line.bbox[1])
            if line.bold == first.bold and abs(line.size - first.size) <= TITLE_SIZE_TOLERANCE
            and line.bbox[1] >= first.bbox[1]]
-    return _run_title(_runs(run, first.size, MANUSCRIPT_RUN_GAP)[0], vocab)
+    return _run_title(_runs(run, first.size, MANUSCRIPT_RUN_GAP)[0], lines)
 
 
-def _run_title(run: list[Line], vocab: Vocabulary) -> Title | None:
-    text = clean_inline(join_lines([line.text for line in run], vocab)).rstrip(_FOOTNOTE_MARKS)
+def _run_title(run: list[Line], page: list[Line]) -> Title | None:
+    """``run`` as a title, line-end hyphens undone where the words of ``page`` (its lines) say so."""
+    texts = [line.text for line in run]
+    broken = any([text.endswith(_LINE_BREAKS) for text in texts[:-1]])
+    text = clean_inline(join_lines(texts, Vocabulary.of(line.text for line in page) if broken else None))
+    text = text.rstrip(_FOOTNOTE_MARKS)
     return Title(text, tuple(run)) if _title_like(text) and MIN_TITLE_CHARS <= len(text) <= MAX_TITLE_CHARS else None
 
 
