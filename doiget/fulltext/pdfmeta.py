@@ -18,12 +18,14 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass, field
+from itertools import takewhile
 from html import unescape
 from typing import TYPE_CHECKING
 
 from doiget.formats.names import bibtex_author, split_names
 from doiget.fulltext.builder import clean_inline
-from doiget.fulltext.hyphens import SOFT_HYPHEN, Vocabulary, join_lines
+from doiget.fulltext.hyphens import HYPHENS, SOFT_HYPHEN, Vocabulary, join_lines
+from doiget.fulltext.pdflayout import numbering_depth
 from doiget.fulltext.pdfpage import Line
 from doiget.identity import TITLE_AGREEMENT, title_similarity
 from doiget.models import Author
@@ -38,7 +40,12 @@ TITLE_SIZE_TOLERANCE = 0.6
 TITLE_OVER_BODY = 1.15
 MIN_TITLE_CHARS = 8
 MAX_TITLE_CHARS = 400
+MAX_TOP_LINES = 3  # a manuscript's title is among the page's first lines
+HALF_POINT = 0.5
+RUN_GAP = 2.2  # font sizes from one line's top to the next's within a title
+MANUSCRIPT_RUN_GAP = 2.5  # a manuscript's double spacing is 2.3
 _FOOTNOTE_MARKS = " *∗†‡§¶"  # after a title: its footnote's mark
+_LINE_BREAKS = (*HYPHENS, SOFT_HYPHEN)
 
 _DOI = re.compile(rf"\b({DOI_IN_TEXT.pattern})")
 _DOI_START = re.compile(r"10\.\d{4,9}/")
@@ -159,44 +166,122 @@ def metadata_title(doc: pymupdf.Document) -> str | None:
 
 
 def first_page_title(lines: list[Line], meta_title: str | None = None) -> Title | None:
-    """The first page's largest text (the top run of lines of that size) that reads like a title, or the
-    largest run that agrees with ``meta_title`` (the PDF's own title, where it has one: a journal's "EDGE
-    ARTICLE" banner can be set larger than the title); footnote marks after it dropped, line-end hyphens
-    undone where the page's own words say so. Where ``meta_title`` spells the same letters and digits
-    (``neoepi- topes``, ``Acrp30�adiponectin`` on the page), its spelling is the title's."""
-    upright = [line for line in lines if line.upright]
+    """The title the first page's ``lines`` print (footnote marks after it dropped, line-end hyphens undone where
+    the page's own words say so), the first found of:
+
+    - the lines after a ``Title`` label (a repository's cover sheet: eScholarship's ``Title``, ``Permalink``,
+      ``Journal``, ``Authors`` ...);
+    - the largest run of lines set larger than body text that agrees with ``meta_title`` (the PDF's own title:
+      a journal's "EDGE ARTICLE" banner can be set larger than the title);
+    - the lines that print ``meta_title`` whole (a manuscript's or a meeting abstract's title at body size);
+    - the top run of the largest text that reads like a title;
+    - with no ``meta_title``, the page's top lines where set bold or larger than body text (a manuscript's).
+
+    Where ``meta_title`` spells the same letters and digits (``neoepi- topes``, ``Acrp30�adiponectin`` on
+    the page), its spelling is the title's."""
+    upright = [line for line in lines if line.upright and not line.text.isdigit()]  # not a line number
     chars: Counter[float] = Counter()
     for line in upright:
         chars[round(line.size, 1)] += len(line.text)
     body = chars.most_common(1)[0][0] if chars else 0.0
-    candidates = sorted({round(line.size, 1) for line in upright
-                         if line.size >= body * TITLE_OVER_BODY and _title_like(line.text)}, reverse=True)
-    vocab = Vocabulary.of(line.text for line in upright) if candidates else None
-    tops: list[Title] = []  # each size's top run
-    lower: list[Title] = []  # its other runs
-    for size in candidates:
-        picked = sorted((line for line in upright if abs(line.size - size) <= TITLE_SIZE_TOLERANCE),
-                        key=lambda line: line.bbox[1])
-        for n, run in enumerate(_runs(picked, size)):
-            text = clean_inline(join_lines([line.text for line in run], vocab)).rstrip(_FOOTNOTE_MARKS)
-            if _title_like(text) and MIN_TITLE_CHARS <= len(text) <= MAX_TITLE_CHARS:
-                (lower if n else tops).append(Title(text, tuple(run)))
-    agreeing = [t for t in tops + lower if meta_title and title_similarity(t.text, meta_title) >= TITLE_AGREEMENT]
-    title = (agreeing or tops or [None])[0]
+    runs = _larger_runs(upright, body)
+    title = _labelled_title(upright) or next(
+        (t for t in runs if meta_title and title_similarity(t.text, meta_title) >= TITLE_AGREEMENT), None)
+    if title is None and meta_title:
+        title = _printing(upright, meta_title)
+    if title is None:
+        tops = [t for t in runs if t.top]
+        title = tops[0] if tops else None if meta_title else _styled_top(upright, body)
     if title and meta_title and _alnum(title.text) == _alnum(meta_title):
         return Title(meta_title, title.lines)
     return title
+
+
+def _larger_runs(lines: list[Line], body: float) -> list[_Run]:
+    """The runs of lines set larger than ``body`` that read like a title, largest first; each size's top run
+    is ``top``."""
+    larger: dict[float, list[Line]] = {}
+    for line in lines:
+        if line.size >= body * TITLE_OVER_BODY:
+            larger.setdefault(round(line.size, 1), []).append(line)
+    candidates = sorted([size for size, group in larger.items() if any(_title_like(line.text) for line in group)],
+                        reverse=True)
+    found = []
+    for size in candidates:
+        picked = sorted((line for line in lines if abs(line.size - size) <= TITLE_SIZE_TOLERANCE),
+                        key=lambda line: line.bbox[1])
+        for n, run in enumerate(_runs(picked, size)):
+            title = _run_title(run, lines)
+            if title:
+                found.append(_Run(title.text, title.lines, top=not n))
+    return found
+
+
+def _printing(lines: list[Line], title: str) -> Title | None:
+    """The run of whole lines, as the page sets them, whose letters and digits are ``title``'s."""
+    want = _alnum(title).casefold()
+    keys = [_alnum(line.text).casefold() for line in lines]
+    for start, key in enumerate(keys):
+        if not key or not want.startswith(key):
+            continue
+        stop, got = start + 1, key
+        while len(got) < len(want) and stop < len(keys) and want.startswith(got + keys[stop]):
+            got += keys[stop]
+            stop += 1
+        if got == want:
+            return _run_title(lines[start:stop], lines)
+    return None
+
+
+def _labelled_title(lines: list[Line]) -> Title | None:
+    """The lines after a line reading ``Title`` up to the next line set as that label is (bold, size)."""
+    label = next((i for i, line in enumerate(lines) if len(line.text) <= 7 and _TITLE_LABEL.fullmatch(line.text)), None)
+    if label is None:
+        return None
+    style = (lines[label].bold, round(lines[label].size, 1))
+    run = list(takewhile(lambda line: (line.bold, round(line.size, 1)) != style, lines[label + 1:]))
+    return _run_title(run, lines) if run else None
+
+
+_TITLE_LABEL = re.compile(r"(?i)title\s*:?")
+
+
+def _styled_top(lines: list[Line], body: float) -> Title | None:
+    """The page's first lines not set smaller than ``body`` (a preprint server's stamp, a running head), where
+    they are set bold or larger and read like a title."""
+    ordered = [line for line in sorted(lines, key=lambda line: line.bbox[1]) if line.size > body - HALF_POINT]
+    first = next((line for line in ordered[:MAX_TOP_LINES] if line.bold or line.size >= body + HALF_POINT), None)
+    if first is None or not _title_like(first.text):
+        return None
+    run = [line for line in sorted(lines, key=lambda line: line.bbox[1])
+           if line.bold == first.bold and abs(line.size - first.size) <= TITLE_SIZE_TOLERANCE
+           and line.bbox[1] >= first.bbox[1]]
+    return _run_title(_runs(run, first.size, MANUSCRIPT_RUN_GAP)[0], lines)
+
+
+def _run_title(run: list[Line], page: list[Line]) -> Title | None:
+    """``run`` as a title, line-end hyphens undone where the words of ``page`` (its lines) say so."""
+    texts = [line.text for line in run]
+    broken = any([text.endswith(_LINE_BREAKS) for text in texts[:-1]])
+    text = clean_inline(join_lines(texts, Vocabulary.of(line.text for line in page) if broken else None))
+    text = text.rstrip(_FOOTNOTE_MARKS)
+    return Title(text, tuple(run)) if _title_like(text) and MIN_TITLE_CHARS <= len(text) <= MAX_TITLE_CHARS else None
+
+
+@dataclass(frozen=True, slots=True)
+class _Run(Title):
+    top: bool = False  # the top run of its size
 
 
 def _alnum(text: str) -> str:
     return "".join([c for c in text if c.isalnum()])
 
 
-def _runs(lines: list[Line], size: float) -> list[list[Line]]:
-    """The runs of lines (top first) that sit within two line heights of each other."""
+def _runs(lines: list[Line], size: float, gap: float = RUN_GAP) -> list[list[Line]]:
+    """The runs of lines (top first) whose tops sit within ``gap`` font sizes of each other."""
     runs = [[lines[0]]]
     for prev, line in zip(lines, lines[1:]):
-        if line.bbox[1] - prev.bbox[1] > 2.2 * size:
+        if line.bbox[1] - prev.bbox[1] > gap * size:
             runs.append([])
         runs[-1].append(line)
     return runs
@@ -205,6 +290,7 @@ def _runs(lines: list[Line], size: float) -> list[list[Line]]:
 def _title_like(text: str) -> bool:
     words = re.findall(r"[^\W\d_]{2,}", text)
     return (len(words) >= 2 and not looks_like_file_name(text) and not _DOI.search(text)
+            and not numbering_depth(text)  # "3.1 Sites and Seasons" is a section's
             and not re.match(r"(?i)arxiv:", text) and "@" not in text)
 
 

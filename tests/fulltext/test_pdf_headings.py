@@ -95,7 +95,7 @@ def test_numbered_subsection_with_a_list_in_its_name_is_a_heading():
     y = write_lines(page, LEFT, y + 40, body_lines("sites", 8))
     page.insert_text((LEFT, y + 20), "Ada Marsh, Bo Lind, Cy Moss", fontsize=12, fontname="hebo")
     write_lines(page, LEFT, y + 40, body_lines("people", 8))
-    assert _headings(doc.tobytes()) == ["# 3 Methods", "## 3.1 Soils, Sites, and Seasons"]
+    assert _headings(doc.tobytes()) == ["## 3 Methods", "### 3.1 Soils, Sites, and Seasons"]  # no title: no level 1
 
 
 def test_bold_list_items_and_notes_are_not_headings():
@@ -109,5 +109,24 @@ def test_bold_list_items_and_notes_are_not_headings():
         page.insert_text((LEFT, y + 16), mark, fontsize=10, fontname="hebo")
         y = write_lines(page, LEFT, y + 32, body_lines("item", 4))
     text = extract_pdf(doc.tobytes()).text
-    assert [line for line in text.splitlines() if line.startswith("#")] == ["# Methods"]
+    assert [line for line in text.splitlines() if line.startswith("#")] == ["## Methods"]  # no title: no level 1
     assert "\n\n* Equal contributions to the design\n\n" in text and "\n\n* Out of frame\n\n" in text
+
+
+def test_the_documents_title_is_the_one_the_sniff_reads():
+    # Page 1 of Exp. Mol. Med. 10.1038/s12276-023-01094-x: the "REVIEW ARTICLE" banner was the level-1 heading,
+    # the title (a list: "in immunity, metabolism, and disease") not a heading at all; of Cancer Cell
+    # 10.1016/j.ccell.2022.07.005: the summary page's title set smaller than headings elsewhere, so no level 1;
+    # of eScholarship's cover of Science 10.1126/science.aba1624: the title at body size after its label
+    for name, title in [
+            ("emm-s12276-023-01094-x-p1.pdf", "Phosphocode-dependent glutamyl-prolyl-tRNA synthetase 1 signaling in "
+                                              "immunity, metabolism, and disease"),
+            ("ccell-2022.07.005-p1.pdf", "A covalent inhibitor of K-Ras(G12C) induces MHC class I presentation of "
+                                         "haptenated peptide neoepitopes targetable by immunotherapy"),
+            ("escholarship-science.aba1624-p1.pdf", "Synthetic cytokine circuits that drive T cells into "
+                                                    "immune-excluded tumors")]:
+        doc, sniff = read_pdf((SNIFF / name).read_bytes())
+        assert doc.title == sniff.title == title
+        assert [line for line in doc.text.splitlines() if line.startswith("# ")] == [f"# {title}"]
+    text = extract_pdf((SNIFF / "emm-s12276-023-01094-x-p1.pdf").read_bytes()).text
+    assert text.index("REVIEW ARTICLE") < text.index("# Phosphocode")  # the banner is kept, as text

@@ -185,3 +185,23 @@ def test_the_info_title_spells_a_title_of_the_same_letters():
         "Lineage-determining transcription factors")
     assert sniff_pdf(_pdf(page, info_title="Lineage-determining transcription factors in mice")).title == (
         "Lineag e-det ermining tr anscription fact ors")  # other words: the page's reading stands
+
+
+def test_a_repository_cover_sheet_names_the_title_after_its_label():
+    # eScholarship's cover of Science 10.1126/science.aba1624 (tests/fixtures/papers/sniff): "UCSF" and "UC San
+    # Francisco Previously Published Works" are its largest text; the title follows the "Title" label
+    sniff = sniff_pdf((PAPERS.parent / "sniff" / "escholarship-science.aba1624-p1.pdf").read_bytes())
+    assert (sniff.doi, sniff.title) == (
+        "10.1126/science.aba1624", "Synthetic cytokine circuits that drive T cells into immune-excluded tumors")
+
+
+def test_a_manuscript_title_at_body_size_is_read_from_the_page():
+    # bioRxiv 2024.02.13.580051's page 1: a Word manuscript, its title bold at 12 pt over 11 pt text, and no title
+    # in its metadata (nothing was read); given an info title, the lines that print it are the title
+    data = (PAPERS.parent / "sniff" / "biorxiv-2024.02.13.580051-p1.pdf").read_bytes()
+    title = ("REV1 Coordinates a Multi-Faceted Tolerance Response to DNA Alkylation Damage and Prevents Chromosome "
+             "Shattering in Drosophila melanogaster")
+    assert sniff_pdf(data).title == title
+    with pymupdf.open(stream=data) as doc:
+        doc.set_metadata({"title": title.lower()})
+        assert sniff_pdf(doc.tobytes()).title == title  # as the page spells it
