@@ -445,3 +445,13 @@ def test_a_dash_ligature_in_a_name_is_the_dash_tex_prints():
     assert work.authors[2].family == "Carreño\u2013Rodríguez"
     (again,) = parse_bibliography(to_bibtex([work]), "bibtex")
     assert again.work.authors == work.authors
+
+
+def test_a_month_field_that_says_more_than_the_month_is_kept_as_written():
+    # rass.bib's month = dec # "~12" (the 12th of December) was read as December and "~12" dropped.
+    (work,) = [r.work for r in records(BIB / "typst_rass.bib") if r.key == "xdp"]
+    assert (work.published, work.extra["bibtex"]["month"]) == ("2018-12", "dec~12")
+    (again,) = parse_bibliography(to_bibtex([work]), "bibtex")
+    assert (again.work.published, again.work.extra["bibtex"]["month"]) == ("2018-12", "dec~12")
+    assert not [r for path in BIBTEX_FILES for r in records(path)
+                if (r.work.extra.get("bibtex") or {}).get("month") in ("jun", "June", "5", "sep")]
