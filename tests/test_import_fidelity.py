@@ -455,3 +455,11 @@ def test_a_month_field_that_says_more_than_the_month_is_kept_as_written():
     assert (again.work.published, again.work.extra["bibtex"]["month"]) == ("2018-12", "dec~12")
     assert not [r for path in BIBTEX_FILES for r in records(path)
                 if (r.work.extra.get("bibtex") or {}).get("month") in ("jun", "June", "5", "sep")]
+
+
+def test_an_ovid_doi_given_on_two_lines_is_the_records_doi():
+    # Ovid writes each record's DO line twice: rispy gave a list, read as one unreadable DOI, and 3 of the 6
+    # records of this PsycINFO export had no DOI (no merge with the same work, nothing to fetch). Now 6 of 6.
+    works = [r.work for r in records(BIB / "ovid_psycinfo_ibd.ris") if r.work.title]
+    assert len(works) == 6 and all(w.doi for w in works)
+    assert works[0].doi == "10.1002/cpp.2398" and "doi" not in works[0].extra.get("ris", {})
