@@ -20,6 +20,7 @@ from doiget.formats.bibtex import ascii_latex, to_bibtex
 from doiget.formats.cite import format_references
 from doiget.formats.csl import to_csl_json
 from doiget.formats.csl_read import parse_csl
+from doiget.formats.importer import parse_bibliography
 from doiget.formats.ris import to_ris
 from doiget.formats.ris_read import parse_ris
 from doiget.formats.latex import untex
@@ -345,8 +346,6 @@ def test_urls_of_a_real_zotero_export_keep_no_latex_escape():
 
 
 def records_of(text: str):
-    from doiget.formats.importer import parse_bibliography
-
     return parse_bibliography(text)
 
 
@@ -414,3 +413,35 @@ def test_exported_bib_is_read_by_biber_without_errors(corpus_library, tmp_path):
     assert "ERROR" not in log, [line for line in log.splitlines() if "ERROR" in line][:10]
     # Data-model warnings remain: test-suite records without the fields biblatex calls mandatory.
     print(f"biber: 0 errors, {log.count('WARN')} warnings")
+
+
+def test_an_identifier_field_that_gives_no_identifier_is_kept_and_exported_as_written():
+    # A mistyped DOI (Mendeley), other databases' numbers under pmid (Zotero), a publisher address as eprint
+    # (Better BibLaTeX) were reported unreadable and dropped, and a JSTOR or PubMed eprint dropped without a
+    # word: 6 fields of 6 records of the corpus. biblatex's eprinttype = {pubmed} is the PubMed id citation-js
+    # reads it as.
+    expected = {
+        "mendeley_vera_sport_vision.bib": {"Vera2019d": {"doi": "0.1007/s00417-019-04406-y"}},
+        "zotero_geomatics_textbook.bib.gz": {"goovaerts_kriging_2008": {"pmid": "1000000221"},
+                                             "naesset_predicting_2002": {"pmid": "20003024800"}},
+        "typst_polaritons.bib": {
+            "proukakisQuantumGasesFinite2013": {"eprint": "https://www.worldscientific.com/doi/pdf/10.1142/p817"}},
+        "citationjs_biblatex-input.bib": {"hutchinson:article": {"eprint": "5500723", "eprinttype": "pubmed"}},
+    }
+    for name, entries in expected.items():
+        works = {r.key: r.work for r in records(BIB / name) if r.key in entries}
+        exported = {e.key: {k: f.value for k, f in e.fields_dict.items()}
+                    for e in bibtexparser.parse_string(to_bibtex(list(works.values()))).entries}
+        for key, fields in entries.items():
+            assert {k: exported[key].get(k) for k in fields} == fields, (name, key)
+    (pubmed,) = [r.work for r in records(BIB / "citationjs_biblatex-input.bib") if r.key == "hutchinson:article"]
+    assert pubmed.pmid == "5500723"
+
+
+def test_a_dash_ligature_in_a_name_is_the_dash_tex_prints():
+    # Mendeley writes "Carre{\~{n}}o--Rodr{\'{i}}guez": TeX prints an en dash, doiget kept "--" (a name of plain
+    # letters is not decoded) and its export, writing the name again, made it an en dash on the next import.
+    (work,) = [r.work for r in records(BIB / "mendeley_vera_sport_vision.bib") if r.key == "Redondo2020b"]
+    assert work.authors[2].family == "Carreño\u2013Rodríguez"
+    (again,) = parse_bibliography(to_bibtex([work]), "bibtex")
+    assert again.work.authors == work.authors
