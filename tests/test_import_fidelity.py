@@ -481,3 +481,12 @@ def test_percent_comments_inside_an_entry_are_no_part_of_its_fields():
         works["wong2016null"].problems
     assert not any(name.startswith("%") for r in works.values() for name in r.work.extra.get("bibtex", {})
                    if r.key != "rlang")  # rlang: an entry commented out line by line, kept as the splitter reads it
+
+
+def test_an_ovid_line_after_er_belongs_to_its_record():
+    # Ovid writes each record's NL line (the journal's abbreviation) after its ER: read as a record of its own
+    # with no TY, title or identifier, it was skipped (6 spurious records of 12) and the abbreviation lost.
+    read = records(BIB / "ovid_psycinfo_ibd.ris")
+    assert len(read) == 6
+    assert read[0].work.extra["ris"]["unknown_tag"]["NL"] == ["Clin Psychol Psychother"]
+    assert "NL line after the record's ER read as part of it" in read[0].problems
