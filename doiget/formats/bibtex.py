@@ -16,7 +16,7 @@ from typing import Any
 from pylatexenc.latexencode import UnicodeToLatexEncoder
 
 from doiget.formats.keys import citation_keys
-from doiget.formats.fields import (BIB_NAME_OF_ROLE, CSL_DATE_TO_BIB, CSL_TO_BIB,
+from doiget.formats.fields import (BIB_NAME_OF_ROLE, CSL_DATE_TO_BIB, CSL_TO_BIB, ISSUE_TYPES,
                                    MONTH_MACROS, MONTHS, bib_type, container_field, csl_variable)
 from doiget.formats.latex import untex
 from doiget.formats.record import PAGE_DASH, joined_keywords, nfc
@@ -152,7 +152,7 @@ def _fields(work: Work, kind: str) -> list[tuple[str, str]]:
     if work.volume:
         fields.append(("volume", latex_escape(work.volume)))
     if work.issue:
-        fields.append((aliases.get("issue", "number"), latex_escape(work.issue)))
+        fields.append((aliases.get("issue") or ("number" if kind in ISSUE_TYPES else "issue"), latex_escape(work.issue)))
     for csl in ("number", "collection-number"):
         if work.extra.get(csl):
             fields.append(("number", latex_escape(str(work.extra[csl]))))

@@ -407,7 +407,8 @@ def _bold_level(text: str) -> int:
 def _merge_headings(blocks: list[_Block], kinds: list[str | None]):
     """Yield (start, stop, kind): each body block alone with kind None, and consecutive heading blocks of one
     kind and size (a title set on two lines) merged into one; in a heading set larger than body text a line
-    that mixes fonts goes with a bold one after it (``AutoGen:`` in typewriter, the rest of the title bold)."""
+    that mixes fonts goes with a bold one after it (``AutoGen:`` in typewriter, the rest of the title bold);
+    a heading set in a heading font takes only lines set in that font (not the paragraph it leads)."""
     i = 0
     while i < len(blocks):
         start, kind = i, kinds[i]
@@ -415,12 +416,17 @@ def _merge_headings(blocks: list[_Block], kinds: list[str | None]):
         while (kind not in (None, "title") and i + 1 < len(blocks) and not blocks[i + 1].is_table
                and len(blocks[i + 1].lines) <= MAX_HEADING_LINES
                and (blocks[i + 1].bold == first.bold or kind == "size" and _partly_bold(first, blocks[i + 1]))
+               and (kind != "font" or _set_in(blocks[i + 1], first.lines[0].font))
                and _size_key(blocks[i + 1].size) == _size_key(first.size)
                and 0 <= blocks[i + 1].bbox[1] - blocks[i].bbox[3] < first.size
                and _numbering_free(blocks[i + 1])):
             i += 1
         i += 1
         yield start, i, kind
+
+
+def _set_in(block: _Block, font: str) -> bool:
+    return all([line.single and line.font == font for line in block.lines])
 
 
 def _partly_bold(first: _Block, then: _Block) -> bool:

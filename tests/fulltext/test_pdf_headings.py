@@ -130,3 +130,32 @@ def test_the_documents_title_is_the_one_the_sniff_reads():
         assert [line for line in doc.text.splitlines() if line.startswith("# ")] == [f"# {title}"]
     text = extract_pdf((SNIFF / "emm-s12276-023-01094-x-p1.pdf").read_bytes()).text
     assert text.index("REVIEW ARTICLE") < text.index("# Phosphocode")  # the banner is kept, as text
+
+
+def test_a_running_head_reaching_below_the_margin_band_is_dropped():
+    # Cancer Cell 10.1016/j.ccell.2022.07.005, pages 2, 3, 13 and 14 (tests/fixtures/papers/sniff): Cell Press sets
+    # "Report" at the head of each page from 65 to 79 pt, its foot below the top tenth (78.3 pt) of the page; it
+    # was a "## Report" heading on every page (64 headings "Article" or "Report" in 6 Cell Press PDFs of litqa)
+    text = extract_pdf((SNIFF / "ccell-2022.07.005-p2-3-13-14.pdf").read_bytes()).text
+    headings = [line for line in text.splitlines() if line.startswith("#")]
+    assert "## Report" not in headings
+    assert text.count("Report") == 1  # the article's first page prints it above the title, not as a running head
+
+
+def test_a_heading_in_a_heading_font_does_not_take_in_the_paragraph_it_leads():
+    # the same pages: STAR Methods' "Lead contact" in the heading font, then a short paragraph in the body font,
+    # were merged into one heading "Lead contact Further information and requests for ..."
+    text = extract_pdf((SNIFF / "ccell-2022.07.005-p2-3-13-14.pdf").read_bytes()).text
+    for heading in ("Lead contact", "Materials availability", "Mice", "Competition ELISA with ARS1620 and AMG510"):
+        assert f"\n### {heading}\n\n" in text
+    assert "\n\nFurther information and requests for resources and reagents" in text
+
+
+def test_the_rest_of_an_author_list_is_not_a_heading():
+    # Nat. Commun. 10.1038/s41467-023-39119-8, page 1: the author list's last lines ", Asis Palazon" and
+    # "& June Ereño-Orbea" are set apart and were headings
+    text = extract_pdf((SNIFF / "ncomms-s41467-023-39119-8-p1.pdf").read_bytes()).text
+    assert [line for line in text.splitlines() if line.startswith("#")] == [
+        "# Structural insights into Siglec-15 reveal glycosylation dependency for its interaction with T cells "
+        "through integrin CD11b"]
+    assert "Asis Palazon" in text and "June Ereño-Orbea" in text
