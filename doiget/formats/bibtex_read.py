@@ -8,6 +8,7 @@ is kept as written under ``extra["bibtex"]`` and exported back.
 """
 from __future__ import annotations
 
+import calendar
 import re
 from typing import Any
 
@@ -165,6 +166,7 @@ def _inherit_xdata(fields: dict[str, str], by_key: dict[str, dict[str, str]], pr
                 fields[name] = value
 
 
+_MONTH_NAMES = frozenset([*MONTHS, *(name.lower() for name in calendar.month_name if name)])
 # LaTeX a decoded title no longer shows: case protection, commands, math, ties, dash and quote ligatures.
 _MARKUP = re.compile(r"[{\\$~]|--|``|''")
 
@@ -206,10 +208,13 @@ def _date(fields: dict[str, str]) -> tuple[int | None, str | None, dict[str, str
     if not year:
         return None, None, {**kept, "year": year_text} if year_text else kept
     parts = [int(year.group(1))]
-    month = (fields.get("month") or "").strip().lower()[:3]
+    written_month = (fields.get("month") or "").strip().lower()
+    month = written_month[:3]
     number = MONTHS.get(month) or (int(month) if month.isdigit() and 1 <= int(month) <= 12 else None)
     if number:
         parts.append(number)
+        if written_month not in _MONTH_NAMES and not written_month.isdigit():  # "July 30th", dec # "~12": kept
+            kept = {**kept, "month": fields["month"]}
         day = (fields.get("day") or "").strip()
         if day.isdigit() and 1 <= int(day) <= 31:
             parts.append(int(day))
