@@ -76,12 +76,14 @@ def is_caption(text: str) -> bool:
 
 
 def heading_shaped(text: str) -> bool:
-    """Reads like a section heading: words, not a number, a folio, a journal stamp, a figure label or a line
-    with an e-mail address or a URL."""
+    """Reads like a section heading: words, not a number, a folio, a journal stamp, a figure label, a sentence
+    or a line with an e-mail address or a URL."""
     words = text.split()
     if not words or len(words) > MAX_HEADING_WORDS or not _WORD.search(text) or _FLOAT_LABEL.match(text):
         return False
     if text.startswith((",", "&")):  # the rest of a list of authors (", Asis Palazon", "& H. Eric Xu")
+        return False
+    if text.endswith(".") and len(words) > 1:  # a sentence: "None declared.", a data availability statement
         return False
     if text.rstrip().endswith((",", ";", ":")) or "=" in text or _CONTACT.search(text):
         return False

@@ -159,3 +159,11 @@ def test_the_rest_of_an_author_list_is_not_a_heading():
         "# Structural insights into Siglec-15 reveal glycosylation dependency for its interaction with T cells "
         "through integrin CD11b"]
     assert "Asis Palazon" in text and "June Ereño-Orbea" in text
+
+
+def test_a_sentence_is_not_a_heading():
+    # Nucleic Acids Research 10.1093/nar/gkae252, page 13: "None declared." under "Conflict of interest statement",
+    # set as large as the headings (so in 6 NAR PDFs of litqa; other papers' "The authors declare no conflict of
+    # interest.", data availability statements alike)
+    text = extract_pdf((SNIFF / "nar-gkae252-p13.pdf").read_bytes()).text
+    assert "\n## Conflict of interest statement\n\nNone declared.\n\n## References\n" in text
