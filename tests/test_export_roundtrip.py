@@ -129,3 +129,16 @@ def test_ris_imported_and_exported_reads_back_the_same(tmp_path):
             after = second.export("csl-json")
         assert after == before, number
     assert compared == 33
+
+
+def test_an_isbn_and_an_issn_come_back_from_the_ris_export():
+    # The export writes a work's ISBN and ISSN on SN lines of their own; the reader joined the lines and, finding
+    # an ISBN among them, made both the ISBN ("0000000000000 1536481X"): 12 of the 55 records of the Mendeley
+    # export lost their ISSN on a RIS round trip. Now none.
+    works = [r.work for r in parse_bibliography(
+        (FIXTURES / "bib" / "mendeley_vera_sport_vision.bib").read_text(encoding="utf-8"))]
+    again = [r.work for r in parse_bibliography(to_ris(works), "ris")]
+    pairs = [((w.extra.get("ISBN"), w.extra.get("ISSN")), (b.extra.get("ISBN"), b.extra.get("ISSN")))
+             for w, b in zip(works, again, strict=True)]
+    assert sum(1 for before, _ in pairs if all(before)) == 12
+    assert all(before == after for before, after in pairs)

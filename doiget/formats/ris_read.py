@@ -168,7 +168,12 @@ def ris_record(entry: dict[str, Any]) -> ImportRecord:
     start, end = clean(entry.get("start_page")), clean(entry.get("end_page"))
     year, published, dates = _date(entry)
     extra: dict[str, Any] = {csl: clean(" ".join(_list(entry[tag]))) for tag, csl in _CSL.items() if entry.get(tag)}
-    if "ISSN" in extra and not all(_ISSN.fullmatch(n) for n in extra["ISSN"].replace(",", " ").split()):
+    serials = _list(entry.get("issn"))
+    issns = [n for n in serials if _ISSN.fullmatch(n)]
+    if len(serials) > 1 and issns:  # an ISBN and an ISSN on SN lines of their own, as the export writes them
+        extra["ISSN"] = " ".join(issns)
+        extra.update({"ISBN": " ".join(n for n in serials if n not in issns)} if len(issns) < len(serials) else {})
+    elif "ISSN" in extra and not all(_ISSN.fullmatch(n) for n in extra["ISSN"].replace(",", " ").split()):
         extra["ISBN"] = extra.pop("ISSN")
     if notes:
         extra["note"] = "\n".join(notes)
