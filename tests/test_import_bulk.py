@@ -285,3 +285,27 @@ def test_insert_rows_stores_what_a_full_insert_stores(rows):
         insert_rows(conn, "sparse", ("id", "name", "note", "flag"), rows, {"note": None, "flag": 0})
         dump = "SELECT id, name, typeof(name), note, typeof(note), flag, typeof(flag) FROM {} ORDER BY id"
         assert conn.exec_driver_sql(dump.format("sparse")).all() == conn.exec_driver_sql(dump.format("full")).all()
+
+
+@pytest.mark.parametrize("spellings", [["Müller", "Muller", "Müller"], ["Muller", "Müller", "Muller"],
+                                       ["MULLER", "Müller", "Muller", "Müller"]])
+def test_a_batch_indexes_each_person_under_the_spelling_it_names_last(tmp_path, spellings):
+    """Names folding to one person-index key take the spelling of the batch's last name under that key, the
+    key its first name's place; each entry keeps its own spelling, in its own order."""
+    items = [{"id": f"k{i}", "DOI": f"10.1000/fold.{i}", "title": f"Arms {i}",
+              "author": [{"family": "Aalto", "given": "Ai"}, {"family": family, "given": "Jan"}],
+              "editor": [{"family": "Berg", "given": "Bo"}] if i % 2 else []} for i, family in enumerate(spellings)]
+    path = tmp_path / "fold.json"
+    path.write_text(json.dumps(items), encoding="utf-8")
+    with open_library(tmp_path / "lib") as lib:
+        lib.import_bibliography(path)
+        with lib.store.read() as conn:
+            index = conn.execute(text("SELECT key, name FROM authors ORDER BY id")).all()
+            own = conn.execute(text("SELECT entry_id, position, role, family FROM entry_authors "
+                                    "ORDER BY entry_id, position")).all()
+            search = conn.execute(text("SELECT authors FROM entry_search_text ORDER BY id")).scalars().all()
+    assert index[:2] == [("name:ai aalto", "Ai Aalto"), ("name:jan muller", f"Jan {spellings[-1]}")]
+    assert own == [(i + 1, position, role, family) for i, spelt in enumerate(spellings)
+                   for position, (role, family) in enumerate([("author", "Aalto"), ("author", spelt)]
+                                                              + [("editor", "Berg")] * (i % 2))]
+    assert search == [f"Ai Aalto; Jan {spellings[-1]}" + "; Bo Berg" * (i % 2) for i in range(len(spellings))]

@@ -10,12 +10,12 @@ import re
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from doiget import safejson
 from doiget.formats import csl_read, record
-from doiget.formats.csl_read import _issued
+from doiget.formats.csl_read import _issued, _issued_once
 
 CSL_FILES = sorted((Path(__file__).parent / "fixtures" / "bib").glob("*.json"))
 
@@ -59,6 +59,7 @@ def test_the_empty_field_filter_tests_truth_first(value):
 
 
 @given(st.dictionaries(st.sampled_from(["date-parts", "raw", "season"]), JSON | st.lists(st.lists(JSON)), max_size=3))
+@example({"date-parts": [[0, 0]]})  # month 0 is no calendar month: the date is the year alone
 def test_integer_dates_are_read_as_the_general_loop_reads_them(issued):
     parts_list = issued.get("date-parts") or [[]]
     parts = parts_list[0] if isinstance(parts_list, list) and parts_list and isinstance(parts_list[0], list) else []
@@ -69,7 +70,29 @@ def test_integer_dates_are_read_as_the_general_loop_reads_them(issued):
     except (TypeError, ValueError):
         return
     if parts:
-        assert (year, published) == (parts[0], record.iso_date(parts[:3]))
+        assert (year, published) == (parts[0], record.iso_date(record.calendar_parts(parts[:3])))
+
+
+def _reading(read, issued):
+    try:
+        return read(issued)
+    except (TypeError, ValueError) as exc:
+        return type(exc)
+
+
+DATE_PARTS = st.lists(st.integers(min_value=-3, max_value=2100) | st.booleans() | st.sampled_from(["2020", 5.0, None]),
+                      max_size=4)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.dictionaries(st.sampled_from(["date-parts", "raw", "season"]),
+                                st.lists(DATE_PARTS, max_size=2) | JSON, max_size=2)
+                | st.builds(lambda parts: {"date-parts": [parts]}, DATE_PARTS), max_size=6))
+def test_dates_read_once_per_file_read_as_each_alone(dates):
+    memo = {}
+    for issued in dates + dates:  # the second time from the memo
+        assert _reading(lambda value: _issued_once(value, memo), issued) == _reading(_issued, issued)
+    assert all(type(part) is int for key in memo for part in key)  # True and 1 are one key: bools never are
 
 
 @settings(max_examples=300, deadline=None)

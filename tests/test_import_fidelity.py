@@ -20,6 +20,7 @@ from doiget.formats.bibtex import ascii_latex, to_bibtex
 from doiget.formats.cite import format_references
 from doiget.formats.csl import to_csl_json
 from doiget.formats.csl_read import parse_csl
+from doiget.formats.importer import parse_bibliography
 from doiget.formats.ris import to_ris
 from doiget.formats.ris_read import parse_ris
 from doiget.formats.latex import untex
@@ -124,7 +125,7 @@ def test_and_others_is_et_al_not_a_person_and_is_exported_again():
 def test_titles_are_exported_as_the_file_wrote_them():
     # Case protection ({P}arkinson, {DNA}), math and dash ligatures are the user's; a BibTeX style
     # lowercases an unprotected word. Before this, 444 of these 1,095 braced titles came back as written.
-    same = braced = braced_same = total = 0
+    same = braced = braced_same = total = protected = 0
     for path in [CDL, *BIBTEX_FILES]:
         written = {e.key: {k.lower(): f.value for k, f in e.fields_dict.items()}
                    for e in bibtexparser.parse_string(read(path)).entries}
@@ -134,13 +135,16 @@ def test_titles_are_exported_as_the_file_wrote_them():
             back = " ".join(entry.fields_dict["title"].value.split())
             total += 1
             same += title == back
+            protected += title != back and back.replace("{", "").replace("}", "") == title
             if "{" in written[entry.key]["title"].strip("{}"):
                 braced += 1
                 braced_same += title == back
-    print(f"titles as written: {same}/{total}; with inner braces {braced_same}/{braced}")
+    print(f"titles as written: {same}/{total}, {protected} with words doiget protects; "
+          f"with inner braces {braced_same}/{braced}")
     assert braced_same == braced >= 1000
-    # the rest: two words with an inner capital doiget braces ({Proto-Elamite}), an @string concatenation
-    assert same >= total - 3
+    # the rest: a title without braces whose words with an inner capital doiget braces ({Proto-Elamite},
+    # {PipeProbe}, {Eye-Gaze}: the typst and JabRef files), and an @string concatenation
+    assert same + protected >= total - 1
 
 
 def test_an_abstract_keeps_its_line_breaks():
@@ -287,7 +291,9 @@ def test_every_doi_form_normalises_to_the_bare_doi():
 def test_a_doi_read_from_a_publisher_address_is_the_works_own():
     # Wiley's landing pages end in /abstract: a record with only its URL took "10.1002/ca.20342/abstract"
     # as its DOI. Against the DOI the same records declare: 92 of 118 agreed before, 116 now (the other two
-    # are Wiley SICI DOIs registered in two variants).
+    # are Wiley SICI DOIs registered in two variants). The session-9 files add 27 more, all agreeing since an
+    # address is read percent-decoded (a Springer address writes the DOI's "/" as %2F; Mendeley glued two
+    # addresses with "%0A"): 25 of 27 before.
     agree = total = 0
     for path in [CDL, *SMALL_FILES]:
         for record in records(path):
@@ -295,7 +301,7 @@ def test_a_doi_read_from_a_publisher_address_is_the_works_own():
                 (url_only,) = parse_ris(f"TY  - JOUR\nTI  - T\nUR  - {record.work.url}\nER  - \n")
                 total += 1
                 agree += url_only.work.doi == record.work.doi
-    assert (agree, total) == (116, 118)
+    assert (agree, total) == (143, 145)
     sici = "http://onlinelibrary.wiley.com/doi/10.1002/(SICI)1097-0185(19990415)257:2<50::AID-AR4>3.0.CO;2-W/abstract"
     (record,) = parse_ris(f"TY  - JOUR\nTI  - T\nUR  - {sici}\nUR  - http://a.org/1; https://b.org/2\nER  - \n")
     assert record.work.url == sici  # rispy cut it at its ";" into two addresses
@@ -341,8 +347,6 @@ def test_urls_of_a_real_zotero_export_keep_no_latex_escape():
 
 
 def records_of(text: str):
-    from doiget.formats.importer import parse_bibliography
-
     return parse_bibliography(text)
 
 
@@ -410,3 +414,53 @@ def test_exported_bib_is_read_by_biber_without_errors(corpus_library, tmp_path):
     assert "ERROR" not in log, [line for line in log.splitlines() if "ERROR" in line][:10]
     # Data-model warnings remain: test-suite records without the fields biblatex calls mandatory.
     print(f"biber: 0 errors, {log.count('WARN')} warnings")
+
+
+def test_an_identifier_field_that_gives_no_identifier_is_kept_and_exported_as_written():
+    # A mistyped DOI (Mendeley), other databases' numbers under pmid (Zotero), a publisher address as eprint
+    # (Better BibLaTeX) were reported unreadable and dropped, and a JSTOR or PubMed eprint dropped without a
+    # word: 6 fields of 6 records of the corpus. biblatex's eprinttype = {pubmed} is the PubMed id citation-js
+    # reads it as.
+    expected = {
+        "mendeley_vera_sport_vision.bib": {"Vera2019d": {"doi": "0.1007/s00417-019-04406-y"}},
+        "zotero_geomatics_textbook.bib.gz": {"goovaerts_kriging_2008": {"pmid": "1000000221"},
+                                             "naesset_predicting_2002": {"pmid": "20003024800"}},
+        "typst_polaritons.bib": {
+            "proukakisQuantumGasesFinite2013": {"eprint": "https://www.worldscientific.com/doi/pdf/10.1142/p817"}},
+        "citationjs_biblatex-input.bib": {"hutchinson:article": {"eprint": "5500723", "eprinttype": "pubmed"}},
+    }
+    for name, entries in expected.items():
+        works = {r.key: r.work for r in records(BIB / name) if r.key in entries}
+        exported = {e.key: {k: f.value for k, f in e.fields_dict.items()}
+                    for e in bibtexparser.parse_string(to_bibtex(list(works.values()))).entries}
+        for key, fields in entries.items():
+            assert {k: exported[key].get(k) for k in fields} == fields, (name, key)
+    (pubmed,) = [r.work for r in records(BIB / "citationjs_biblatex-input.bib") if r.key == "hutchinson:article"]
+    assert pubmed.pmid == "5500723"
+
+
+def test_a_dash_ligature_in_a_name_is_the_dash_tex_prints():
+    # Mendeley writes "Carre{\~{n}}o--Rodr{\'{i}}guez": TeX prints an en dash, doiget kept "--" (a name of plain
+    # letters is not decoded) and its export, writing the name again, made it an en dash on the next import.
+    (work,) = [r.work for r in records(BIB / "mendeley_vera_sport_vision.bib") if r.key == "Redondo2020b"]
+    assert work.authors[2].family == "Carreño\u2013Rodríguez"
+    (again,) = parse_bibliography(to_bibtex([work]), "bibtex")
+    assert again.work.authors == work.authors
+
+
+def test_a_month_field_that_says_more_than_the_month_is_kept_as_written():
+    # rass.bib's month = dec # "~12" (the 12th of December) was read as December and "~12" dropped.
+    (work,) = [r.work for r in records(BIB / "typst_rass.bib") if r.key == "xdp"]
+    assert (work.published, work.extra["bibtex"]["month"]) == ("2018-12", "dec~12")
+    (again,) = parse_bibliography(to_bibtex([work]), "bibtex")
+    assert (again.work.published, again.work.extra["bibtex"]["month"]) == ("2018-12", "dec~12")
+    assert not [r for path in BIBTEX_FILES for r in records(path)
+                if (r.work.extra.get("bibtex") or {}).get("month") in ("jun", "June", "5", "sep")]
+
+
+def test_an_ovid_doi_given_on_two_lines_is_the_records_doi():
+    # Ovid writes each record's DO line twice: rispy gave a list, read as one unreadable DOI, and 3 of the 6
+    # records of this PsycINFO export had no DOI (no merge with the same work, nothing to fetch). Now 6 of 6.
+    works = [r.work for r in records(BIB / "ovid_psycinfo_ibd.ris") if r.work.title]
+    assert len(works) == 6 and all(w.doi for w in works)
+    assert works[0].doi == "10.1002/cpp.2398" and "doi" not in works[0].extra.get("ris", {})

@@ -2,18 +2,21 @@
 
 Non-ASCII characters are encoded with pylatexenc's table (it covers every accented Latin letter,
 ß, ø, ł, Greek and the typographic symbols), so the output works with classic 8-bit BibTeX as well
-as with biber; ASCII specials are escaped by the small table below first.
+as with biber; ASCII specials are escaped by the small table below first. Every character is written
+as LaTeX that reads back as that character: where pylatexenc's macro reads as another one (its Latin
+O for Greek Ο, ú for ű, a hyphen for U+2212) a closer text macro is written, else the character itself.
 """
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Any
 
 from pylatexenc.latexencode import UnicodeToLatexEncoder
 
 from doiget.formats.keys import citation_keys
-from doiget.formats.fields import (BIB_NAME_OF_ROLE, CSL_DATE_TO_BIB, CSL_TO_BIB,
+from doiget.formats.fields import (BIB_NAME_OF_ROLE, CSL_DATE_TO_BIB, CSL_TO_BIB, ISSUE_TYPES,
                                    MONTH_MACROS, MONTHS, bib_type, container_field, csl_variable)
 from doiget.formats.latex import untex
 from doiget.formats.record import PAGE_DASH, joined_keywords, nfc
@@ -45,7 +48,21 @@ def latex_escape(text: str) -> str:
 
 def ascii_latex(latex: str) -> str:
     """LaTeX with its non-ASCII letters as accent macros (BibTeX and pdflatex read ASCII)."""
-    return _NON_ASCII.unicode_to_latex(latex)
+    return latex if latex.isascii() else _NON_ASCII_CHAR.sub(lambda m: _char_latex(m.group()), nfc(latex))
+
+
+_NON_ASCII_CHAR = re.compile(r".[\u0300-\u036f]+|[^\x00-\x7f]", re.S)  # with the combining marks that follow it
+# Text macros that read back as the character where pylatexenc's do not (\ensuremath{-} for U+2212 reads as "-").
+_EXACT = {"\u0171": r"{\H{u}}", "\u0170": r"{\H{U}}", "\u2212": r"{\textminus}", "\u2217": r"{\textasteriskcentered}",
+          "\u00b7": r"{\textperiodcentered}"}
+
+
+@lru_cache(maxsize=4096)
+def _char_latex(char: str) -> str:
+    """One non-ASCII character (or a letter and its combining marks) as LaTeX that
+    :func:`~doiget.formats.latex.untex` reads back as it, else as itself."""
+    latex = _EXACT.get(char) or _NON_ASCII.unicode_to_latex(char)
+    return latex if nfc(untex(latex)) == nfc(char) else char
 
 
 def _title(text: str) -> str:
@@ -135,7 +152,7 @@ def _fields(work: Work, kind: str) -> list[tuple[str, str]]:
     if work.volume:
         fields.append(("volume", latex_escape(work.volume)))
     if work.issue:
-        fields.append((aliases.get("issue", "number"), latex_escape(work.issue)))
+        fields.append((aliases.get("issue") or ("number" if kind in ISSUE_TYPES else "issue"), latex_escape(work.issue)))
     for csl in ("number", "collection-number"):
         if work.extra.get(csl):
             fields.append(("number", latex_escape(str(work.extra[csl]))))

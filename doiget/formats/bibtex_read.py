@@ -8,13 +8,14 @@ is kept as written under ``extra["bibtex"]`` and exported back.
 """
 from __future__ import annotations
 
+import calendar
 import re
 from typing import Any
 
 from doiget.errors import DoigetError, ErrorCode
 from doiget.formats.bibtex_split import BibBlock, split_bibtex
 from doiget.formats.fields import (BIB_DATE_FIELDS, BIB_NAME_FIELDS, BIB_TO_CSL, BIB_TO_CSL_TYPE, BOOKTITLE_TYPES,
-                                   CSL_TO_BIB, MONTHS, bib_type, container_field)
+                                   CSL_TO_BIB, ISSUE_TYPES, MONTHS, bib_type, container_field)
 from doiget.formats.latex import unescape_verbatim, untex
 from doiget.formats.names import bibtex_author, split_names, split_top_level
 from doiget.formats.record import (YEAR, ImportRecord, clean, find_ids, iso_date, keywords, leading_date, make_record,
@@ -22,8 +23,8 @@ from doiget.formats.record import (YEAR, ImportRecord, clean, find_ids, iso_date
 from doiget.models import ET_AL, Author, Work
 from doiget.refs import try_parse
 
+_EPRINT_IDS = {"pubmed": "pmid", "pmid": "pmid", "pmcid": "pmcid", "pmc": "pmcid", "doi": "doi"}  # eprinttype -> id
 _VERBATIM = frozenset({"doi", "url", "eprint", "pmid", "pmcid", "archiveprefix", "eprinttype", "file"})
-_ISSUE_TYPES = frozenset({"article", "periodical", "suppperiodical", "inproceedings", "conference"})
 _NUMBER_IS_SERIES = frozenset({"book", "mvbook", "inbook", "bookinbook", "incollection", "collection",
                                "proceedings", "inproceedings", "conference"})
 _PUBLISHER_LIKE = ("publisher", "institution", "school", "organization")
@@ -165,6 +166,7 @@ def _inherit_xdata(fields: dict[str, str], by_key: dict[str, dict[str, str]], pr
                 fields[name] = value
 
 
+_MONTH_NAMES = frozenset([*MONTHS, *(name.lower() for name in calendar.month_name if name)])
 # LaTeX a decoded title no longer shows: case protection, commands, math, ties, dash and quote ligatures.
 _MARKUP = re.compile(r"[{\\$~]|--|``|''")
 
@@ -206,10 +208,13 @@ def _date(fields: dict[str, str]) -> tuple[int | None, str | None, dict[str, str
     if not year:
         return None, None, {**kept, "year": year_text} if year_text else kept
     parts = [int(year.group(1))]
-    month = (fields.get("month") or "").strip().lower()[:3]
+    written_month = (fields.get("month") or "").strip().lower()
+    month = written_month[:3]
     number = MONTHS.get(month) or (int(month) if month.isdigit() and 1 <= int(month) <= 12 else None)
     if number:
         parts.append(number)
+        if written_month not in _MONTH_NAMES and not written_month.isdigit():  # "July 30th", dec # "~12": kept
+            kept = {**kept, "month": fields["month"]}
         day = (fields.get("day") or "").strip()
         if day.isdigit() and 1 <= int(day) <= 31:
             parts.append(int(day))
@@ -228,18 +233,25 @@ def bib_record(key: str | None, kind: str, fields: dict[str, str], problems: lis
             for name in _DECODED if name in fields}
     prefix = (text.get("archiveprefix") or text.get("eprinttype") or "arxiv").lower()
     eprint = text.get("eprint") if prefix == "arxiv" else None
+    declared = {"doi": text.get("doi"), "pmid": text.get("pmid"), "pmcid": text.get("pmcid")}
+    if _EPRINT_IDS.get(prefix) and not declared[_EPRINT_IDS[prefix]]:  # biblatex's eprinttype = {pubmed}
+        declared[_EPRINT_IDS[prefix]] = text.get("eprint")
     ids, inferred, id_problems = find_ids(
-        {"doi": text.get("doi"), "pmid": text.get("pmid"), "pmcid": text.get("pmcid")},
+        declared,
         (text.get("url", ""), _text(fields.get("note"), [], "note") or "", text.get("howpublished", "")))
-    if eprint:
-        arxiv = try_parse("arxiv:" + eprint)
-        if arxiv and "arxiv" not in ids:
-            ids["arxiv"] = arxiv.id
-        elif not arxiv:
-            id_problems.append(f"unreadable arXiv eprint {eprint!r}")
-    inferred = [k for k in inferred if not (k == "arxiv" and eprint)]
+    arxiv = try_parse("arxiv:" + eprint) if eprint else None
+    if arxiv and "arxiv" not in ids:
+        ids["arxiv"] = arxiv.id
+    elif eprint and not arxiv:
+        id_problems.append(f"unreadable arXiv eprint {eprint!r}; kept as written")
+    inferred = [k for k in inferred if not (k == "arxiv" and arxiv)]
     extra: dict[str, Any] = {}
-    bibtex: dict[str, str] = {}
+    # An identifier field that gave no identifier (a mistyped DOI, another database's number under pmid, a JSTOR
+    # or Handle eprint) is kept as written, and exported again.
+    bibtex: dict[str, str] = {name: fields[name] for name in ("doi", "pmid", "pmcid")
+                              if name in fields and declared[name] and (name not in ids or name in inferred)}
+    if text.get("eprint") and not arxiv:
+        bibtex.update((name, fields[name]) for name in ("eprint", "eprinttype", "archiveprefix") if name in fields)
     aliases: dict[str, str] = {}  # column or CSL variable -> the BibTeX field the file used for it
     authors: list[Author] = []
     contributors: dict[str, list[Author]] = {}
@@ -307,7 +319,7 @@ def bib_record(key: str | None, kind: str, fields: dict[str, str], problems: lis
             bibtex[name] = fields[name]
     issue = None
     number = text.get("number")
-    if number and kind in _ISSUE_TYPES:
+    if number and kind in ISSUE_TYPES:
         issue = number
     elif number and kind in _NUMBER_IS_SERIES and (fields.get("series") or "").strip():
         extra["collection-number"] = number
@@ -316,7 +328,7 @@ def bib_record(key: str | None, kind: str, fields: dict[str, str], problems: lis
     if text.get("issue"):
         if issue is None:
             issue = text["issue"]
-            if kind in _ISSUE_TYPES and number is None:
+            if kind in ISSUE_TYPES and number is None:
                 aliases["issue"] = "issue"
         else:
             bibtex["issue"] = fields["issue"]

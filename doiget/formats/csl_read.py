@@ -113,14 +113,16 @@ def _rich_text(value: Any) -> tuple[str | None, str | None]:
 class Memo:
     """What the records of one file share, each worked out once: the Author of each distinct name object
     (the records share it; Authors are never changed in place), the text of each distinct string of the
-    columns many records repeat (type, volume, issue, publisher, language, venue)."""
+    columns many records repeat (type, volume, issue, publisher, language, venue), the reading of each distinct
+    plain issued date (``{"date-parts": [[2020, 5]]}``)."""
 
-    __slots__ = ("names", "texts", "rich")
+    __slots__ = ("names", "texts", "rich", "dates")
 
     def __init__(self) -> None:
         self.names: dict[tuple, Author | None] = {}
         self.texts: dict[str, str | None] = {}  # clean()
         self.rich: dict[str, tuple[str | None, str | None]] = {}  # _rich_text()
+        self.dates: dict[tuple[int, ...], tuple[int | None, str | None, bool]] = {}  # _issued() of plain dates
 
 
 def _once(value: Any, done: dict[str, Any], read: Callable[[Any], Any]) -> Any:
@@ -134,6 +136,20 @@ def _once(value: Any, done: dict[str, Any], read: Callable[[Any], Any]) -> Any:
     return out
 
 
+def _issued_once(issued: Any, dates: dict[tuple[int, ...], tuple[int | None, str | None, bool]]) -> tuple[
+        int | None, str | None, bool]:
+    """``_issued(issued)``, worked out once per distinct plain date (one list of integer parts and nothing else:
+    most records of a file share a year and month); other dates each time."""
+    if type(issued) is dict and len(issued) == 1 and type(parts_list := issued.get("date-parts")) is list \
+            and len(parts_list) == 1 and type(parts := parts_list[0]) is list and set(map(type, parts)) <= _INT:
+        try:
+            return dates[key := tuple(parts)]
+        except KeyError:
+            out = dates[key] = _issued(issued)
+            return out
+    return _issued(issued)
+
+
 def _people(value: Any, names: dict[tuple, Author | None]) -> list[Author]:
     """The names of one role, without a closing "others" (:func:`closing_others`), each distinct name
     object's Author made once (see :class:`Memo`)."""
@@ -144,11 +160,10 @@ def _people(value: Any, names: dict[tuple, Author | None]) -> list[Author]:
         value = value[:-1]
     for name in value:
         try:
-            key = tuple(name.items()) if isinstance(name, dict) else None
-            author = names.get(key, _UNSEEN)
-            if author is _UNSEEN:
-                author = names[key] = csl_author(name)
-        except TypeError:  # a name object holding a list or an object
+            author = names[key := tuple(name.items())]
+        except KeyError:
+            author = names[key] = csl_author(name)
+        except (AttributeError, TypeError):  # no object, or an object holding a list or an object
             author = csl_author(name)
         if author:
             people.append(author)
@@ -173,7 +188,7 @@ def csl_record(index: int, item: Any, memo: Memo | None = None) -> ImportRecord:
     key = key if key and _KEY.match(key) and "//" not in key else None
     problems: list[str] = []
     try:
-        year, published, richer = _issued(get("issued"))
+        year, published, richer = _issued_once(get("issued"), memo.dates)
     except (TypeError, ValueError):
         year, published, richer = None, None, True
         problems.append(f"unreadable issued date {get('issued')!r}")

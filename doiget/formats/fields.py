@@ -48,15 +48,27 @@ BOOKTITLE_TYPES = frozenset({"inproceedings", "conference", "incollection", "inb
                              "suppbook", "suppcollection", "inreference"})
 
 
+# Types whose ``number`` is the issue of a journal or proceedings (BibTeX's use); elsewhere it is a report's or a
+# series' number, and an issue goes in biblatex's ``issue``.
+ISSUE_TYPES = frozenset({"article", "periodical", "suppperiodical", "inproceedings", "conference"})
+
+
 def container_field(kind: str) -> str:
     """The BibTeX field that names the venue (CSL container-title) of an entry of type ``kind``."""
     return "journal" if kind in ("article", "periodical") else "booktitle" if kind in BOOKTITLE_TYPES \
         else "howpublished"
 
 
-# BibTeX name field -> CSL name variable ("author" is Work.authors; the rest Work.contributors).
-BIB_NAME_FIELDS = {"author": "author", "editor": "editor", "translator": "translator",
-                   "bookauthor": "container-author", "origauthor": "original-author"}
+CSL_NAME_VARIABLES = frozenset(
+    "author chair collection-editor compiler composer container-author contributor curator director editor "
+    "editorial-director executive-producer guest host illustrator interviewer narrator organizer "
+    "original-author performer producer recipient reviewed-author script-writer series-creator "
+    "translator".split())
+# BibTeX name field -> CSL name variable ("author" is Work.authors; the rest Work.contributors). A role BibTeX has
+# no field for (a series' collection-editor, a film's director) is written under its CSL name and read back.
+_BIB_NAMES = {"author": "author", "editor": "editor", "translator": "translator", "bookauthor": "container-author",
+              "origauthor": "original-author"}
+BIB_NAME_FIELDS = _BIB_NAMES | {role: role for role in sorted(CSL_NAME_VARIABLES - set(_BIB_NAMES.values()))}
 BIB_NAME_OF_ROLE = {role: name for name, role in BIB_NAME_FIELDS.items()}
 
 
@@ -65,12 +77,6 @@ def et_al_mark(role: str) -> str:
     CSL role itself where BibTeX has none."""
     return BIB_NAME_OF_ROLE.get(role, role)
 
-
-CSL_NAME_VARIABLES = frozenset(
-    "author chair collection-editor compiler composer container-author contributor curator director editor "
-    "editorial-director executive-producer guest host illustrator interviewer narrator organizer "
-    "original-author performer producer recipient reviewed-author script-writer series-creator "
-    "translator".split())
 
 # Plain BibTeX fields with a CSL variable of their own (not a store column): bib name -> CSL name.
 BIB_TO_CSL = {
@@ -83,6 +89,13 @@ BIB_TO_CSL = {
     "callnumber": "call-number", "maintitle": "volume-title", "part": "part", "medium": "medium",
     "status": "status",
 }
+# CSL variables with no BibTeX field and no store column (Scopus's and Embase's database as source, a Zotero
+# item's archive and section): written under their CSL name and read back.
+_CSL_OWN_NAMES = {name: name for name in (
+    "archive archive-place archive_collection archive_location authority citation-label dimensions division event "
+    "jurisdiction original-publisher original-publisher-place part-title printing references reviewed-genre "
+    "reviewed-title scale section source supplement volume-title-short").split()}
+BIB_TO_CSL |= _CSL_OWN_NAMES
 # CSL variable -> BibTeX field for export (the first spelling above wins, biblatex-neutral choices).
 CSL_TO_BIB = {
     "ISBN": "isbn", "ISSN": "issn", "publisher-place": "address", "collection-title": "series",
@@ -91,7 +104,7 @@ CSL_TO_BIB = {
     "number-of-pages": "pagetotal", "number-of-volumes": "volumes", "version": "version",
     "original-title": "origtitle", "container-title-short": "shortjournal", "call-number": "callnumber",
     "volume-title": "maintitle", "part": "part", "medium": "medium", "status": "status",
-}
+} | _CSL_OWN_NAMES
 # RIS tag -> the CSL variable it holds in Work.extra (SN: ISBN instead, unless every number in it is an ISSN).
 RIS_TO_CSL = {
     "SN": "ISSN", "CY": "publisher-place", "ET": "edition", "ST": "title-short", "NV": "number-of-volumes",
@@ -110,7 +123,8 @@ def csl_variable(extra: dict[str, Any], name: str) -> Any:
     return extra.get(name) or extra.get(CSL_ALSO_SPELT.get(name, ""))
 
 
-BIB_DATE_FIELDS = {"urldate": "accessed", "eventdate": "event-date", "origdate": "original-date"}
+BIB_DATE_FIELDS = {"urldate": "accessed", "eventdate": "event-date", "origdate": "original-date",
+                   "available-date": "available-date", "submitted": "submitted"}
 CSL_DATE_TO_BIB = {csl: bib for bib, csl in BIB_DATE_FIELDS.items()}
 CSL_DATE_VARIABLES = frozenset({"accessed", "available-date", "event-date", "issued", "original-date", "submitted"})
 

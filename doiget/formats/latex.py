@@ -5,9 +5,24 @@ import re
 import unicodedata
 from functools import lru_cache
 
-from pylatexenc.latex2text import LatexNodes2Text, get_default_latex_context_db
+from pylatexenc.latex2text import LatexNodes2Text, MacroTextSpec, get_default_latex_context_db
 
-_LATEX = LatexNodes2Text(math_mode="text", strict_latex_spaces=True)
+# Text macros pylatexenc reads as another character or as nothing (\textasciicircum as U+02C6, \textminus
+# dropped): each is the character the BibTeX export writes it for, so an exported text reads back the same.
+_FIXED = {"textasciicircum": "^", "textasciitilde": "~", "textminus": "\u2212", "textasteriskcentered": "\u2217",
+          "textperiodcentered": "\u00b7", "textunderscore": "_", "textbar": "|", "textless": "<", "textgreater": ">",
+          "textbraceleft": "{", "textbraceright": "}"}
+
+
+def _context_db():  # type: ignore[no-untyped-def]
+    db = get_default_latex_context_db()
+    db.add_context_category("doiget-fixed", prepend=True,
+                            macros=[MacroTextSpec(name, simplify_repl=text) for name, text in _FIXED.items()])
+    return db
+
+
+_DB = _context_db()
+_LATEX = LatexNodes2Text(latex_context=_DB, math_mode="text", strict_latex_spaces=True)
 _ACCENT_MARKS = {
     '"': "\u0308", "'": "\u0301", "`": "\u0300", "^": "\u0302", "~": "\u0303", "=": "\u0304", ".": "\u0307",
     "u": "\u0306", "v": "\u030c", "H": "\u030b", "c": "\u0327", "r": "\u030a", "k": "\u0328",
@@ -20,7 +35,9 @@ def _macro_tables() -> tuple[dict[str, str], frozenset[str]]:
     """pylatexenc's own table: macros that stand for a text (\\ss, \\textquoteright, \\alpha) and
     macros that just output their argument (\\ensuremath)."""
     text, wrappers = {}, set()
-    for spec in get_default_latex_context_db().iter_macro_specs():
+    for spec in _DB.iter_macro_specs():  # in the db's order: a fixed spelling before pylatexenc's
+        if spec.macroname in text or spec.macroname in wrappers:
+            continue
         if isinstance(spec.simplify_repl, str):
             if "%" not in spec.simplify_repl:
                 text[spec.macroname] = spec.simplify_repl
@@ -33,6 +50,8 @@ _MACRO_TEXT, _MACRO_WRAPPERS = _macro_tables()
 _ESCAPED = re.compile(r"\\([&%$#_])")
 _OTHER_LATEX = re.compile(r"\\(?![&%$#_])|(?<!\\)\$")
 _OPEN, _CLOSE = "\ue000", "\ue001"  # stand-ins for \{ and \} while grouping braces are dropped
+_TILDE = "\ue002"  # a macro's "~" (\textasciitilde) while ties become spaces
+_LITERAL = str.maketrans({"{": _OPEN, "}": _CLOSE, "~": _TILDE})
 
 
 def _accent(match: re.Match[str]) -> str:
@@ -44,7 +63,8 @@ def _macro(match: re.Match[str]) -> str:
     name = match.group(1)
     if name in _MACRO_WRAPPERS:
         return ""
-    return _MACRO_TEXT.get(name, match.group(0))
+    text = _MACRO_TEXT.get(name)
+    return match.group(0) if text is None else text.translate(_LITERAL)
 
 
 def _untex_common(value: str) -> str | None:
@@ -56,7 +76,7 @@ def _untex_common(value: str) -> str | None:
     text = _ESCAPED.sub(r"\1", text)
     text = text.replace("{", "").replace("}", "").replace("~", "\u00a0")
     text = text.replace("---", "\u2014").replace("--", "\u2013")
-    return text.replace(_OPEN, "{").replace(_CLOSE, "}")
+    return text.replace(_OPEN, "{").replace(_CLOSE, "}").replace(_TILDE, "~")
 
 
 # In text without these characters _untex_common changes only dash pairs: no backslash, brace, "~",

@@ -147,6 +147,8 @@ def bibtex_author(name: str, decode: Callable[[str], str]) -> tuple[Author, str 
     """One BibTeX name as an :class:`Author` and a warning (None when the name read cleanly);
     ``decode`` turns a LaTeX fragment into Unicode."""
     name = " ".join(name.split())
+    if "--" in name:  # TeX's dash ligatures, printed as dashes in a name as anywhere ("Carre{\~{n}}o--Rodr...")
+        name = name.replace("---", "\u2014").replace("--", "\u2013")
     if "\\" in name:  # accented letters ({\"u}, \'{e}) are letters of their word, as in BibTeX
         name = _SPECIAL_CHAR.sub(lambda m: decode(m.group(0)), name)
     if _PLAIN_NAME.match(name) and name.count(",") <= 1:

@@ -65,6 +65,8 @@ def find_ids(declared: dict[str, Any], free_text: Iterable[str]) -> tuple[dict[s
     found: list[Ref | None] = []
     for text in filter(None, free_text):
         if text.startswith(("http://", "https://")):
+            if "%" in text:  # a DOI's "/" as %2F in a Springer address
+                text = unquote(text)
             found.append(try_parse(text.strip()))
         found += [Ref("doi", doi) for doi in dois_in(text)[:1]]
         found += [try_parse(f"arxiv:{m}") for m in _ARXIV_IN_TEXT.findall(text)]

@@ -148,7 +148,8 @@ def ris_record(entry: dict[str, Any]) -> ImportRecord:
     urls = [url for value in _list(entry.get("urls")) for url in _URLS_APART.split(value.strip()) if url]
     notes = _list(entry.get("notes")) + _list(entry.get("note"))
     numbers = _list(entry.get("accession_number"))
-    ids, inferred, problems = find_ids({"doi": entry.get("doi")}, [*urls, *notes, *numbers])
+    dois = _list(entry.get("doi"))  # Ovid writes its DO line twice
+    ids, inferred, problems = find_ids({"doi": dois[0] if dois else None}, [*urls, *notes, *numbers])
     start, end = clean(entry.get("start_page")), clean(entry.get("end_page"))
     year, published, dates = _date(entry)
     extra: dict[str, Any] = {csl: clean(" ".join(_list(entry[tag]))) for tag, csl in _CSL.items() if entry.get(tag)}
@@ -178,7 +179,9 @@ def ris_record(entry: dict[str, Any]) -> ImportRecord:
     files = _list(entry.get("file_attachments1"))
     key = fields["citekey"] if fields["citekey"] and " " not in fields["citekey"] else None
     fields["citekey"] = key
-    unread = _unread(entry, fields, dates, urls, numbers)
+    declared = None if "doi" in inferred else ids.get("doi")  # a DO line that gave no DOI, or another one: kept
+    kept_dois = [d for d in dois if declared is None or find_ids({"doi": d}, [])[0].get("doi") != declared]
+    unread = _unread(entry, fields, dates, urls, numbers) | ({"doi": kept_dois} if kept_dois else {})
     if unread:
         extra["ris"] = unread
     return make_record(key, fields, ids, keywords(_list(entry.get("keywords"))), problems, inferred, files)

@@ -5,11 +5,13 @@ inside a band, a left and a right column are read one after the other unless the
 on shared baselines (then it is a table or a form and is read row by row). Running heads and
 footers, page numbers and side stamps are dropped first (:mod:`.pdflayout`). Headings are short
 heading-shaped blocks whose font is notably larger than the page's body text (sizes rank into
-``#``/``##``/``###``), or set in bold at body size, or wholly in one of the document's heading fonts
+``##``/``###``), or set in bold at body size, or wholly in one of the document's heading fonts
 (:mod:`.pdffonts`; numbering depth gives these two their level); consecutive heading lines of one
 size make one heading. Heading-like text above a caption with no prose between is a figure's label,
-not a heading. On page 1, before the first paragraph, headings above the title are the journal's masthead
-and centred ones not followed by prose are authors, addresses and dates. Pages are read in one pass each (:mod:`.pdfpage`). Line-end hyphens are undone where
+not a heading. The title is the one :mod:`.pdfmeta` reads from page 1's lines (as the sniff does): those
+lines are the only level-1 heading, wherever the page sets them. On page 1, headings above the title are
+the journal's masthead, and before the first paragraph centred ones not followed by prose are authors,
+addresses and dates. Pages are read in one pass each (:mod:`.pdfpage`). Line-end hyphens are undone where
 the document's own vocabulary says the word was split, kept where it says the word is a compound
 (:mod:`.hyphens`).
 """
@@ -28,8 +30,7 @@ from doiget.fulltext.builder import TextBuilder
 from doiget.fulltext.document import Document
 from doiget.fulltext.hyphens import Vocabulary, join_lines
 from doiget.fulltext.pdfpage import Line
-from doiget.fulltext.pdfmeta import SNIFF_PAGES, PdfSniff, sniff_document
-from doiget.identity import TITLE_AGREEMENT, normalised_title, title_similarity
+from doiget.fulltext.pdfmeta import SNIFF_PAGES, PdfSniff, Title, pdf_title, sniff_document
 
 if TYPE_CHECKING:  # PyMuPDF costs ~0.2 s to import; only PDF work pays it
     import pymupdf
@@ -68,8 +69,8 @@ class _Page(msgspec.Struct, gc=False):
 
 def extract_pdf(data: bytes) -> Document:
     """Extract page-aware, sectioned text; pages without a text layer go to ``empty_pages``."""
-    raw, meta_title, _ = _read(data, sniff=False)
-    return _lay_out(raw, meta_title)
+    raw, title, _ = _read(data, sniff=False)
+    return _lay_out(raw, title)
 
 
 def sniff_pdf(data: bytes) -> PdfSniff:
@@ -77,20 +78,21 @@ def sniff_pdf(data: bytes) -> PdfSniff:
     from pymupdf import mupdf
 
     with _open(data) as doc:
-        return sniff_document(doc, [pdfpage.text_page(mupdf.fz_load_page(doc.this, number))
-                                    for number in range(min(SNIFF_PAGES, doc.page_count))])
+        pages = [mupdf.fz_load_page(doc.this, number) for number in range(min(SNIFF_PAGES, doc.page_count))]
+        textpages = [pdfpage.text_page(page) for page in pages]
+        return sniff_document(doc, textpages, pdf_title(doc, _first_lines(_page_lines(pages[0], textpages[0]))))
 
 
 def read_pdf(data: bytes) -> tuple[Document, PdfSniff]:
     """:func:`extract_pdf` and :func:`sniff_pdf` from one opening of the file: the sniff reads the text pages
     extraction builds."""
-    raw, meta_title, sniff = _read(data, sniff=True)
-    return _lay_out(raw, meta_title), sniff
+    raw, title, sniff = _read(data, sniff=True)
+    return _lay_out(raw, title), sniff
 
 
-def _read(data: bytes, sniff: bool) -> tuple[list[_Page], str | None, PdfSniff | None]:
-    """Each page's text blocks as read, the title in the PDF's info dictionary, and with ``sniff`` what the
-    PDF says about itself."""
+def _read(data: bytes, sniff: bool) -> tuple[list[_Page], Title | None, PdfSniff | None]:
+    """Each page's text blocks as read, the PDF's title (:func:`~.pdfmeta.pdf_title`), and with ``sniff`` what
+    the PDF says about itself."""
     from pymupdf import mupdf
 
     with _open(data) as doc:
@@ -101,12 +103,17 @@ def _read(data: bytes, sniff: bool) -> tuple[list[_Page], str | None, PdfSniff |
             raw.append(_page_lines(page, textpage))
             if sniff and number < SNIFF_PAGES:
                 first.append(textpage)
-        return raw, (doc.metadata or {}).get("title"), sniff_document(doc, first) if sniff else None
+        title = pdf_title(doc, _first_lines(raw[0]))
+        return raw, title, sniff_document(doc, first, title) if sniff else None
 
 
-def _lay_out(raw: list[_Page], meta_title: str | None) -> Document:
-    """The Document of the pages as read: furniture dropped, reading order, headings, hyphens, chunks."""
+def _lay_out(raw: list[_Page], title: Title | None) -> Document:
+    """The Document of the pages as read: furniture dropped, reading order, headings, hyphens, chunks. Where
+    page 1 prints ``title``, its lines are the level-1 heading, spelt as ``title`` spells it."""
     kept, fonts = _drop_furniture(raw)
+    title_lines = {id(line) for line in title.lines} if title else set()
+    if title_lines and kept:
+        kept[0] = [part for block in kept[0] for part in _cut_out(block, title_lines)]
     pages = [_reading_order(blocks, page.width) for blocks, page in zip(kept, raw)]
     vocab = Vocabulary.of(line.text for blocks in pages for b in blocks for line in b.lines)
     prose = [_prose_sizes(blocks) for blocks in pages]
@@ -118,27 +125,31 @@ def _lay_out(raw: list[_Page], meta_title: str | None) -> Document:
     if pages and pages[0]:
         largest = max([b.size for blocks, page_kinds in zip(pages, kinds)
                        for b, kind in zip(blocks, page_kinds) if kind == "size"], default=0.0)
-        _demote_front_matter(pages[0], kinds[0], _size_key(largest), meta_title)
+        _demote_front_matter(pages[0], kinds[0], _size_key(largest), title_lines)
     levels = _heading_levels(pages, kinds)
 
     builder = TextBuilder()
     empty_pages: list[int] = []
-    title = None
     for number, (blocks, page_kinds) in enumerate(zip(pages, kinds), start=1):
         builder.page_break(number)
         if not blocks:
             empty_pages.append(number)
             continue
         for start, stop, kind in _merge_headings(blocks, page_kinds):
+            if kind == "title":
+                if title_lines:  # the first of the title's blocks
+                    builder.heading(title.text, 1)
+                    title_lines = set()
+                continue
             if kind is None:
                 block = blocks[start]
                 builder.paragraph("\n".join(block.rows) if block.is_table else join_lines(block.rows, vocab))
                 continue
             text = " ".join(join_lines(b.rows, vocab) for b in blocks[start:stop])
             level = levels[_size_key(blocks[start].size)] if kind == "size" else _bold_level(text)
-            title = title or (text if level == 1 else None)
             builder.heading(text, level)
-    return builder.build("pdf", title=title, page_count=len(raw), empty_pages=empty_pages)
+    return builder.build("pdf", title=title.text if title and title.lines else None, page_count=len(raw),
+                         empty_pages=empty_pages)
 
 
 def _open(data: bytes) -> pymupdf.Document:
@@ -173,6 +184,10 @@ def _page_lines(page: mupdf.FzPage, textpage: mupdf.FzStextPage) -> _Page:
     return _Page(blocks, width, max(0, rect.y1 - rect.y0))
 
 
+def _first_lines(page: _Page) -> list[Line]:
+    return [line for _, lines in page.blocks for line in lines]
+
+
 def _drop_furniture(pages: list[_Page]) -> tuple[list[list[_Block]], frozenset[str]]:
     """Each page's blocks without running heads/footers and page numbers (see :mod:`.pdflayout`), cut
     where heading lines sit inside them; and the document's heading fonts (see :mod:`.pdffonts`)."""
@@ -199,6 +214,20 @@ def _drop_furniture(pages: list[_Page]) -> tuple[list[list[_Block]], frozenset[s
                 blocks.append(_block(part, _union(line.bbox for line in part) if len(part) < len(read) else bbox))
         out.append(blocks)
     return out, fonts
+
+
+def _cut_out(block: _Block, ids: set[int]) -> list[_Block]:
+    """``block`` cut where it passes between lines whose ids are in ``ids`` (the title's) and other lines."""
+    inside = [id(line) in ids for line in block.lines]
+    if all(inside) or not any(inside):
+        return [block]
+    parts: list[list[Line]] = []
+    for i, line in enumerate(block.lines):
+        if i and inside[i] == inside[i - 1]:
+            parts[-1].append(line)
+        else:
+            parts.append([line])
+    return [_block(part, _union(line.bbox for line in part)) for part in parts]
 
 
 def _block(lines: list[Line], bbox: tuple[float, float, float, float]) -> _Block:
@@ -378,20 +407,26 @@ def _bold_level(text: str) -> int:
 def _merge_headings(blocks: list[_Block], kinds: list[str | None]):
     """Yield (start, stop, kind): each body block alone with kind None, and consecutive heading blocks of one
     kind and size (a title set on two lines) merged into one; in a heading set larger than body text a line
-    that mixes fonts goes with a bold one after it (``AutoGen:`` in typewriter, the rest of the title bold)."""
+    that mixes fonts goes with a bold one after it (``AutoGen:`` in typewriter, the rest of the title bold);
+    a heading set in a heading font takes only lines set in that font (not the paragraph it leads)."""
     i = 0
     while i < len(blocks):
         start, kind = i, kinds[i]
         first = blocks[i]
-        while (kind is not None and i + 1 < len(blocks) and not blocks[i + 1].is_table
+        while (kind not in (None, "title") and i + 1 < len(blocks) and not blocks[i + 1].is_table
                and len(blocks[i + 1].lines) <= MAX_HEADING_LINES
                and (blocks[i + 1].bold == first.bold or kind == "size" and _partly_bold(first, blocks[i + 1]))
+               and (kind != "font" or _set_in(blocks[i + 1], first.lines[0].font))
                and _size_key(blocks[i + 1].size) == _size_key(first.size)
                and 0 <= blocks[i + 1].bbox[1] - blocks[i].bbox[3] < first.size
                and _numbering_free(blocks[i + 1])):
             i += 1
         i += 1
         yield start, i, kind
+
+
+def _set_in(block: _Block, font: str) -> bool:
+    return all([line.single and line.font == font for line in block.lines])
 
 
 def _partly_bold(first: _Block, then: _Block) -> bool:
@@ -428,27 +463,27 @@ def _overlaps(block: _Block, x0: float, x1: float) -> bool:
     return block.bbox[0] < x1 and x0 < block.bbox[2]
 
 
-def _demote_front_matter(blocks: list[_Block], kinds: list[str | None], largest: float,
-                         meta_title: str | None) -> None:
-    """Page 1 before its first prose: headings above the title are masthead text (journal name, article type,
-    "View Article Online"); below it, an unnumbered heading set in from the left edge (centred, as title pages
-    set them) and not followed by prose is an author, an address or a date, unless it names a section
-    ("Abstract"). The title is the first heading there set in the document's ``largest`` heading size, or
-    the one the PDF's own title agrees with (a journal's name can be set larger than the title)."""
+def _demote_front_matter(blocks: list[_Block], kinds: list[str | None], largest: float, title: set[int]) -> None:
+    """Page 1: its blocks set in the ``title`` lines (ids) become the title; before its first prose, headings
+    above the title are masthead text (journal name, article type, "View Article Online"); below it, an
+    unnumbered heading set in from the left edge (centred, as title pages set them) and not followed by prose
+    is an author, an address or a date, unless it names a section ("Abstract"). Where the page prints no
+    title, the first heading there set in the document's ``largest`` heading size stands for it."""
+    at = [i for i, block in enumerate(blocks) if id(block.lines[0]) in title]
+    for i in at:
+        kinds[i] = "title"
     end = next((i for i, block in enumerate(blocks) if kinds[i] is None and _is_prose(block)), len(blocks))
     groups = [(start, stop, kind) for start, stop, kind in _merge_headings(blocks[:end], kinds[:end])
               if kind is not None]
-    sized = [(start, stop) for start, stop, kind in groups if kind == "size"]
-    title_stop = 0
-    if sized:
-        agreeing = next((g for g in sized if meta_title and _agrees(blocks[g[0]:g[1]], meta_title)), None)
-        title_start, title_stop = agreeing or next(
-            (g for g in sized if _size_key(blocks[g[0]].size) == largest), (0, 0))
-        kinds[:title_start] = [None] * title_start
+    title_start, title_stop = (at[0], at[-1] + 1) if at else next(
+        ((start, stop) for start, stop, kind in groups if kind == "size" and _size_key(blocks[start].size) == largest),
+        (0, 0))
+    kinds[:title_start] = [None] * title_start
     left = _left_edge(blocks)
-    for start, stop, _ in groups:
+    for start, stop, kind in groups:
         head = blocks[start]
-        if (start >= title_stop and stop < len(blocks) and not _is_prose(blocks[stop])
+        if (start >= title_stop and stop < len(blocks) and kind != "title"
+                and not _is_prose(blocks[stop])
                 and head.bbox[0] > left + FLUSH_TOLERANCE * head.size
                 and not pdflayout.numbering_depth(" ".join(head.rows))
                 and not _SECTION_NAME.fullmatch(" ".join(head.rows).strip())):
@@ -457,11 +492,6 @@ def _demote_front_matter(blocks: list[_Block], kinds: list[str | None], largest:
 
 # What a title page centres that is a section, not an author, address or date (LaTeX centres "Abstract").
 _SECTION_NAME = re.compile(r"(?i)abstract|summary|r[ée]sum[ée]|zusammenfassung|introduction|keywords|contents")
-
-
-def _agrees(blocks: list[_Block], title: str) -> bool:
-    text = " ".join([row for b in blocks for row in b.rows])
-    return normalised_title(text) == normalised_title(title) or title_similarity(text, title) >= TITLE_AGREEMENT
 
 
 def _left_edge(blocks: list[_Block]) -> float:
@@ -478,18 +508,10 @@ def _is_prose(block: _Block) -> bool:
 
 
 def _heading_levels(pages: list[list[_Block]], kinds: list[list[str | None]]) -> dict[float, int]:
-    """Rank size-headings' font sizes: the largest is the title (level 1) if it appears on page 1."""
-    sizes: set[float] = set()
-    first_page_sizes: set[float] = set()
-    for number, (blocks, page_kinds) in enumerate(zip(pages, kinds), start=1):
-        for block, kind in zip(blocks, page_kinds):
-            if kind == "size":
-                sizes.add(_size_key(block.size))
-                if number == 1:
-                    first_page_sizes.add(_size_key(block.size))
-    ranked = sorted(sizes, reverse=True)
-    first = 1 if ranked and ranked[0] in first_page_sizes else 2
-    return {size: min(first + i, 3) for i, size in enumerate(ranked)}
+    """Rank size-headings' font sizes from level 2 (level 1 is the title)."""
+    sizes = {_size_key(block.size) for blocks, page_kinds in zip(pages, kinds)
+             for block, kind in zip(blocks, page_kinds) if kind == "size"}
+    return {size: min(2 + i, 3) for i, size in enumerate(sorted(sizes, reverse=True))}
 
 
 def _size_key(size: float) -> float:

@@ -1,7 +1,7 @@
 """Page furniture and heading shape for PDF text: what is not body text, and what reads as a heading.
 
-Furniture is dropped before reading order and chunking: running heads and footers (a line in the top
-or bottom margin band whose text, digits aside, recurs on most pages), page numbers (``12``,
+Furniture is dropped before reading order and chunking: running heads and footers (a line whose middle
+is in the top or bottom margin band and whose text, digits aside, recurs on most pages), page numbers (``12``,
 ``Page 3 of 16``, ``iv``) in those bands, and text set at an angle in the side margins (arXiv's
 side stamp, publishers' vertical notices). Captions (``Fig. 2 |``) mark where a figure's own
 labels sit: above the caption, with no prose between.
@@ -40,11 +40,12 @@ def is_page_number(text: str) -> bool:
 
 def margin_lines(blocks: list[tuple[tuple[float, float, float, float], list[Line]]],
                  height: float) -> list[tuple[int, Line]]:
-    """(block index, line) of the lines of a page's (box, lines) blocks that sit in its top or bottom margin band;
-    only blocks whose box reaches a band (1 pt of slack) are looked into."""
-    top, bottom = height * MARGIN_BAND, height * (1 - MARGIN_BAND)
-    return [(i, line) for i, (box, lines) in enumerate(blocks) if box[1] <= top + 1 or box[3] >= bottom - 1
-            for line in lines if line.bbox[3] <= top or line.bbox[1] >= bottom]
+    """(block index, line) of the lines of a page's (box, lines) blocks that sit in its top or bottom margin band:
+    their middle does (Cell Press's "Article" head reaches a point below the band); only blocks whose box reaches
+    a band (1 pt of slack) are looked into."""
+    top, bottom = height * MARGIN_BAND * 2, height * (1 - MARGIN_BAND) * 2  # for the sum of a line's top and bottom
+    return [(i, line) for i, (box, lines) in enumerate(blocks) if box[1] <= top / 2 + 1 or box[3] >= bottom / 2 - 1
+            for line in lines if line.bbox[1] + line.bbox[3] <= top or line.bbox[1] + line.bbox[3] >= bottom]
 
 
 def in_side_margin(x0: float, x1: float, width: float) -> bool:
@@ -75,10 +76,14 @@ def is_caption(text: str) -> bool:
 
 
 def heading_shaped(text: str) -> bool:
-    """Reads like a section heading: words, not a number, a folio, a journal stamp, a figure label or a line
-    with an e-mail address or a URL."""
+    """Reads like a section heading: words, not a number, a folio, a journal stamp, a figure label, a sentence
+    or a line with an e-mail address or a URL."""
     words = text.split()
     if not words or len(words) > MAX_HEADING_WORDS or not _WORD.search(text) or _FLOAT_LABEL.match(text):
+        return False
+    if text.startswith((",", "&")):  # the rest of a list of authors (", Asis Palazon", "& H. Eric Xu")
+        return False
+    if text.endswith(".") and len(words) > 1:  # a sentence: "None declared.", a data availability statement
         return False
     if text.rstrip().endswith((",", ";", ":")) or "=" in text or _CONTACT.search(text):
         return False

@@ -8,8 +8,9 @@ holds a second DOI is rejected. Among several DOIs the one the document repeats 
 print the article's own DOI) wins, the first printed breaking ties. An arXiv id counts when it is
 labelled (``arXiv:``, ``arXiv ePrint:``, an arxiv.org URL, a DataCite arXiv DOI) or is an old-style
 id like ``hep-ph/9412269`` of a known archive; the arXiv side stamp (``arXiv:ID [cat] date``), wherever
-its text falls, beats ids the first page merely cites. The title is the first page's largest text, not the info
-dictionary's title when that looks like a file name (``paper.dvi``, ``doi:``, ``*.pdf``). Authors are
+its text falls, beats ids the first page merely cites. The title is the first page's largest text, read from the
+lines extraction reads (:mod:`.pdfpage`), else the info dictionary's or XMP title unless that looks like a file
+name (``paper.dvi``, ``doi:``, ``*.pdf``). Authors are
 the info dictionary's, in the order of given and family names the first pages print them in.
 """
 from __future__ import annotations
@@ -17,10 +18,15 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass, field
+from itertools import takewhile
+from html import unescape
 from typing import TYPE_CHECKING
 
 from doiget.formats.names import bibtex_author, split_names
 from doiget.fulltext.builder import clean_inline
+from doiget.fulltext.hyphens import HYPHENS, SOFT_HYPHEN, Vocabulary, join_lines
+from doiget.fulltext.pdflayout import numbering_depth
+from doiget.fulltext.pdfpage import Line
 from doiget.identity import TITLE_AGREEMENT, title_similarity
 from doiget.models import Author
 from doiget.refs import DOI_IN_TEXT, Ref, trimmed_doi, try_parse
@@ -34,8 +40,12 @@ TITLE_SIZE_TOLERANCE = 0.6
 TITLE_OVER_BODY = 1.15
 MIN_TITLE_CHARS = 8
 MAX_TITLE_CHARS = 400
+MAX_TOP_LINES = 3  # a manuscript's title is among the page's first lines
+HALF_POINT = 0.5
+RUN_GAP = 2.2  # font sizes from one line's top to the next's within a title
+MANUSCRIPT_RUN_GAP = 2.5  # a manuscript's double spacing is 2.3
 _FOOTNOTE_MARKS = " *∗†‡§¶"  # after a title: its footnote's mark
-SOFT_HYPHEN = "\u00ad"
+_LINE_BREAKS = (*HYPHENS, SOFT_HYPHEN)
 
 _DOI = re.compile(rf"\b({DOI_IN_TEXT.pattern})")
 _DOI_START = re.compile(r"10\.\d{4,9}/")
@@ -93,9 +103,10 @@ class PdfSniff:
         return next((r.id for r in self.refs if r.kind == kind), None)
 
 
-def sniff_document(doc: pymupdf.Document, first_pages: list[mupdf.FzStextPage]) -> PdfSniff:
-    """Identifiers, title and authors of an open PyMuPDF document, given MuPDF's text pages of its first
-    :data:`SNIFF_PAGES` pages (one text page per page serves the identifiers, the title and extraction)."""
+def sniff_document(doc: pymupdf.Document, first_pages: list[mupdf.FzStextPage], title: Title | None) -> PdfSniff:
+    """Identifiers and authors of an open PyMuPDF document, given MuPDF's text pages of its first
+    :data:`SNIFF_PAGES` pages (one text page per page serves the identifiers, the title and extraction), and
+    its :func:`pdf_title`."""
     import pymupdf
 
     info = {k: v for k, v in (doc.metadata or {}).items() if isinstance(v, str)}
@@ -107,12 +118,9 @@ def sniff_document(doc: pymupdf.Document, first_pages: list[mupdf.FzStextPage]) 
     own = _before_references(texts)
     refs = [r for r in (_best_doi(metadata, own, rejected), _arxiv_stamp(texts) or _best_arxiv(metadata + own),
                         _labelled(own, _PMID, "pmid"), _labelled(own, _PMCID, "pmcid")) if r is not None]
-    meta_title = clean_inline(info.get("title", "")) or _xmp_title(xmp)
-    meta_title = meta_title if meta_title and not looks_like_file_name(meta_title) else None
-    title = (first_page_title(textpages[0], meta_title) if textpages else None) or meta_title
     authors = info_authors(info.get("author", ""), " ".join(texts))
-    return PdfSniff(refs=refs, title=title, authors=authors, page_count=doc.page_count, rejected=rejected,
-                    more_authors=names_follow(authors, texts[0] if texts else ""))
+    return PdfSniff(refs=refs, title=title.text if title else None, authors=authors, page_count=doc.page_count,
+                    rejected=rejected, more_authors=names_follow(authors, texts[0] if texts else ""))
 
 
 def clean_doi(candidate: str) -> str | None:
@@ -136,49 +144,153 @@ def looks_like_file_name(title: str) -> bool:
     return len(text) < MIN_TITLE_CHARS or not re.search(r"[A-Za-z]{3}", text) or bool(_FILE_LIKE.search(text))
 
 
-def first_page_title(textpage: pymupdf.TextPage, meta_title: str | None = None) -> str | None:
-    """The first page's largest text (the top run of lines of that size) that reads like a title, or the
-    largest run that agrees with ``meta_title`` (the PDF's own title, where it has one: a journal's "EDGE
-    ARTICLE" banner can be set larger than the title); footnote marks after it dropped. A line's size is
-    its largest printing run's; its text keeps the runs that are only a space (MuPDF puts a space between
-    words set as separate runs in a run of its own: "The urlbst package", not "Theurlbst package")."""
-    lines = []
-    for block in textpage.extractDICT()["blocks"]:
-        for line in block.get("lines", ()):
-            printing = [s for s in line["spans"] if s["text"].strip()]
-            if printing and line.get("dir", (1, 0)) == (1, 0):
-                text = clean_inline("".join(s["text"] for s in line["spans"]).replace(SOFT_HYPHEN, ""))
-                lines.append((max(s["size"] for s in printing), line["bbox"][1], text))
+@dataclass(frozen=True, slots=True)
+class Title:
+    """A PDF's title, and the first page's lines it is set in (none where only the metadata states it)."""
+
+    text: str
+    lines: tuple[Line, ...] = ()
+
+
+def pdf_title(doc: pymupdf.Document, first_lines: list[Line]) -> Title | None:
+    """The title the first page prints (:func:`first_page_title`), else the one the metadata states."""
+    meta = metadata_title(doc)
+    return first_page_title(first_lines, meta) or (Title(meta) if meta else None)
+
+
+def metadata_title(doc: pymupdf.Document) -> str | None:
+    """The info dictionary's title, else the XMP packet's; None when it looks like a file name."""
+    info = (doc.metadata or {}).get("title")
+    title = clean_inline(info if isinstance(info, str) else "") or _xmp_title(doc.get_xml_metadata() or "")
+    return title if title and not looks_like_file_name(title) else None
+
+
+def first_page_title(lines: list[Line], meta_title: str | None = None) -> Title | None:
+    """The title the first page's ``lines`` print (footnote marks after it dropped, line-end hyphens undone where
+    the page's own words say so), the first found of:
+
+    - the lines after a ``Title`` label (a repository's cover sheet: eScholarship's ``Title``, ``Permalink``,
+      ``Journal``, ``Authors`` ...);
+    - the largest run of lines set larger than body text that agrees with ``meta_title`` (the PDF's own title:
+      a journal's "EDGE ARTICLE" banner can be set larger than the title);
+    - the lines that print ``meta_title`` whole (a manuscript's or a meeting abstract's title at body size);
+    - the top run of the largest text that reads like a title;
+    - with no ``meta_title``, the page's top lines where set bold or larger than body text (a manuscript's).
+
+    Where ``meta_title`` spells the same letters and digits (``neoepi- topes``, ``Acrp30�adiponectin`` on
+    the page), its spelling is the title's."""
+    upright = [line for line in lines if line.upright and not line.text.isdigit()]  # not a line number
     chars: Counter[float] = Counter()
-    for size, _, text in lines:
-        chars[round(size, 1)] += len(text)
+    for line in upright:
+        chars[round(line.size, 1)] += len(line.text)
     body = chars.most_common(1)[0][0] if chars else 0.0
-    candidates = sorted({round(size, 1) for size, _, text in lines
-                         if _title_like(text) and size >= body * TITLE_OVER_BODY}, reverse=True)
-    tops, lower = [], []  # each size's top run, and its other runs
+    runs = _larger_runs(upright, body)
+    title = _labelled_title(upright) or next(
+        (t for t in runs if meta_title and title_similarity(t.text, meta_title) >= TITLE_AGREEMENT), None)
+    if title is None and meta_title:
+        title = _printing(upright, meta_title)
+    if title is None:
+        tops = [t for t in runs if t.top]
+        title = tops[0] if tops else None if meta_title else _styled_top(upright, body)
+    if title and meta_title and _alnum(title.text) == _alnum(meta_title):
+        return Title(meta_title, title.lines)
+    return title
+
+
+def _larger_runs(lines: list[Line], body: float) -> list[_Run]:
+    """The runs of lines set larger than ``body`` that read like a title, largest first; each size's top run
+    is ``top``."""
+    larger: dict[float, list[Line]] = {}
+    for line in lines:
+        if line.size >= body * TITLE_OVER_BODY:
+            larger.setdefault(round(line.size, 1), []).append(line)
+    candidates = sorted([size for size, group in larger.items() if any(_title_like(line.text) for line in group)],
+                        reverse=True)
+    found = []
     for size in candidates:
-        picked = sorted((top, text) for s, top, text in lines if abs(s - size) <= TITLE_SIZE_TOLERANCE)
+        picked = sorted((line for line in lines if abs(line.size - size) <= TITLE_SIZE_TOLERANCE),
+                        key=lambda line: line.bbox[1])
         for n, run in enumerate(_runs(picked, size)):
-            title = clean_inline(" ".join(run)).rstrip(_FOOTNOTE_MARKS)
-            if _title_like(title) and MIN_TITLE_CHARS <= len(title) <= MAX_TITLE_CHARS:
-                (lower if n else tops).append(title)
-    agreeing = [t for t in tops + lower if meta_title and title_similarity(t, meta_title) >= TITLE_AGREEMENT]
-    return (agreeing or tops or [None])[0]
+            title = _run_title(run, lines)
+            if title:
+                found.append(_Run(title.text, title.lines, top=not n))
+    return found
 
 
-def _runs(lines: list[tuple[float, str]], size: float) -> list[list[str]]:
-    """The runs of lines (top, text) that sit within two line heights of each other, top first."""
-    runs = [[lines[0][1]]]
-    for (prev, _), (top, text) in zip(lines, lines[1:]):
-        if top - prev > 2.2 * size:
+def _printing(lines: list[Line], title: str) -> Title | None:
+    """The run of whole lines, as the page sets them, whose letters and digits are ``title``'s."""
+    want = _alnum(title).casefold()
+    keys = [_alnum(line.text).casefold() for line in lines]
+    for start, key in enumerate(keys):
+        if not key or not want.startswith(key):
+            continue
+        stop, got = start + 1, key
+        while len(got) < len(want) and stop < len(keys) and want.startswith(got + keys[stop]):
+            got += keys[stop]
+            stop += 1
+        if got == want:
+            return _run_title(lines[start:stop], lines)
+    return None
+
+
+def _labelled_title(lines: list[Line]) -> Title | None:
+    """The lines after a line reading ``Title`` up to the next line set as that label is (bold, size)."""
+    label = next((i for i, line in enumerate(lines) if len(line.text) <= 7 and _TITLE_LABEL.fullmatch(line.text)), None)
+    if label is None:
+        return None
+    style = (lines[label].bold, round(lines[label].size, 1))
+    run = list(takewhile(lambda line: (line.bold, round(line.size, 1)) != style, lines[label + 1:]))
+    return _run_title(run, lines) if run else None
+
+
+_TITLE_LABEL = re.compile(r"(?i)title\s*:?")
+
+
+def _styled_top(lines: list[Line], body: float) -> Title | None:
+    """The page's first lines not set smaller than ``body`` (a preprint server's stamp, a running head), where
+    they are set bold or larger and read like a title."""
+    ordered = [line for line in sorted(lines, key=lambda line: line.bbox[1]) if line.size > body - HALF_POINT]
+    first = next((line for line in ordered[:MAX_TOP_LINES] if line.bold or line.size >= body + HALF_POINT), None)
+    if first is None or not _title_like(first.text):
+        return None
+    run = [line for line in sorted(lines, key=lambda line: line.bbox[1])
+           if line.bold == first.bold and abs(line.size - first.size) <= TITLE_SIZE_TOLERANCE
+           and line.bbox[1] >= first.bbox[1]]
+    return _run_title(_runs(run, first.size, MANUSCRIPT_RUN_GAP)[0], lines)
+
+
+def _run_title(run: list[Line], page: list[Line]) -> Title | None:
+    """``run`` as a title, line-end hyphens undone where the words of ``page`` (its lines) say so."""
+    texts = [line.text for line in run]
+    broken = any([text.endswith(_LINE_BREAKS) for text in texts[:-1]])
+    text = clean_inline(join_lines(texts, Vocabulary.of(line.text for line in page) if broken else None))
+    text = text.rstrip(_FOOTNOTE_MARKS)
+    return Title(text, tuple(run)) if _title_like(text) and MIN_TITLE_CHARS <= len(text) <= MAX_TITLE_CHARS else None
+
+
+@dataclass(frozen=True, slots=True)
+class _Run(Title):
+    top: bool = False  # the top run of its size
+
+
+def _alnum(text: str) -> str:
+    return "".join([c for c in text if c.isalnum()])
+
+
+def _runs(lines: list[Line], size: float, gap: float = RUN_GAP) -> list[list[Line]]:
+    """The runs of lines (top first) whose tops sit within ``gap`` font sizes of each other."""
+    runs = [[lines[0]]]
+    for prev, line in zip(lines, lines[1:]):
+        if line.bbox[1] - prev.bbox[1] > gap * size:
             runs.append([])
-        runs[-1].append(text)
+        runs[-1].append(line)
     return runs
 
 
 def _title_like(text: str) -> bool:
     words = re.findall(r"[^\W\d_]{2,}", text)
     return (len(words) >= 2 and not looks_like_file_name(text) and not _DOI.search(text)
+            and not numbering_depth(text)  # "3.1 Sites and Seasons" is a section's
             and not re.match(r"(?i)arxiv:", text) and "@" not in text)
 
 
@@ -244,8 +356,15 @@ def _labelled(texts: list[str], pattern: re.Pattern[str], kind: str) -> Ref | No
 
 
 def _xmp_title(xmp: str) -> str:
-    match = re.search(r"<dc:title>.*?<rdf:li[^>]*>(.*?)</rdf:li>", xmp, re.S)
-    return clean_inline(match.group(1)) if match else ""
+    """The first item of the XMP packet's ``dc:title``, its XML entities read; empty for an empty item
+    (bioRxiv writes ``<rdf:li xml:lang="x-default"/>``) or none."""
+    title = _XMP_TITLE.search(xmp)
+    item = _XMP_ITEM.search(title.group(1)) if title else None
+    return clean_inline(unescape(item.group(1) or "")) if item else ""
+
+
+_XMP_TITLE = re.compile(r"<dc:title(?:\s[^>]*[^/>])?>(.*?)</dc:title>", re.S)
+_XMP_ITEM = re.compile(r"<rdf:li\b[^>]*?(?:/>|>(.*?)</rdf:li>)", re.S)
 
 
 def info_authors(raw: str, page_text: str) -> list[Author]:

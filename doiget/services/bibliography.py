@@ -211,32 +211,42 @@ def _import(store: Store, text_: str | Path, format: ImportFormat, tags: Sequenc
     for item in items:  # every item is written and retired
         item.ref = ref = item.seen.ref()
         row = report[item.index]
-        row.update(status="merged" if item.merged else "added", id=item.entry_id, ref=ref)
+        row["status"], row["id"] = "merged" if item.merged else "added", item.entry_id
+        if ref is not None:
+            row["ref"] = ref
         if item.merged:
             row.update(item.merged)
         for index in item.duplicates:
-            report[index].update(status="merged", id=item.entry_id, ref=ref,
-                                 reason=report[index]["reason"] or f"same work as record {item.index} of this file")
+            row = report[index]
+            row["status"], row["id"] = "merged", item.entry_id
+            if ref is not None:
+                row["ref"] = ref
+            row.setdefault("reason", f"same work as record {item.index} of this file")
     seconds = time.perf_counter() - started
     statuses = Counter(map(itemgetter("status"), report))
     counts = {status: statuses[status] for status in ("added", "merged", "skipped")}
-    return {"records": len(report), **counts, "conflicts": sum(map(bool, map(itemgetter("conflicts"), report))),
+    return {"records": len(report), **counts, "conflicts": sum("conflicts" in row for row in report),
             "entries": len(items), "fetchable": _fetchable(store, items),
             "files": {item.entry_id: item.files for item in items if item.files},
             "seconds": round(seconds, 3), "records_per_second": round(len(report) / seconds) if seconds else None,
-            "report": _compact(report)}
-
-
-def _compact(report: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The rows without their empty keys, each replaced in place (a large import never holds two copies)."""
-    for index, row in enumerate(report):
-        report[index] = {k: v for k, v in row.items() if v or v not in (None, [])}
-    return report
+            "report": report}
 
 
 def _row(index: int, record: ImportRecord) -> dict[str, Any]:
-    return {"index": index, "key": record.key, "citekey": None, "status": None, "id": None, "ref": None,
-            "reason": None, "matched": None, "conflicts": [], "overwritten": [], "problems": list(record.problems)}
+    """A record's report row. A row holds only the keys that say something (no None, no empty list), as the
+    report gives it: ``conflicts``, ``overwritten`` and ``problems`` are added by :func:`_listed`."""
+    row: dict[str, Any] = {"index": index}
+    if record.key is not None:
+        row["key"] = record.key
+    if record.problems:
+        row["problems"] = list(record.problems)
+    return row
+
+
+def _listed(row: dict[str, Any], name: str, values: list[Any]) -> None:
+    """Append ``values`` to the list ``row[name]``, which a row holds only once it has any."""
+    if values:
+        row.setdefault(name, []).extend(values)
 
 
 def _keys(work: Work | _Seen, ids: dict[str, str] | None = None) -> list[tuple[str, str]]:
@@ -278,7 +288,7 @@ def _group(records: Iterable[ImportRecord], report: list[dict[str, Any]], late: 
         if not work.title and not ids:
             row.update(status="skipped", reason="no identifier and no title")
             continue
-        tags = _keyword_tags(record.tags, row["problems"])
+        tags = _keyword_tags(record.tags, row)
         keys = _keys(work, ids)
         candidates = [item for k in keys if k in owner for item in owner[k]]
         if len(candidates) > 1:
@@ -303,10 +313,10 @@ def _group(records: Iterable[ImportRecord], report: list[dict[str, Any]], late: 
                         if kind != "title" and getattr(work, kind) == value]
             work = _without(work, clashing)
             for candidate, decision in refused:
-                row["conflicts"].append({
+                _listed(row, "conflicts", [{
                     "record": candidate.index, "reason": f"not merged: {decision.reason}",
                     "title": candidate.current.title, "record_title": record.work.title,
-                    "ids_set_aside": {k: v for k, v in record.work.ids().items() if k in clashing}})
+                    "ids_set_aside": {k: v for k, v in record.work.ids().items() if k in clashing}}])
         if target is None:
             item = _Item(index, work, tags, frozenset(record.inferred), list(record.files))
             item.keys = _keys(work) if refused else keys
@@ -317,7 +327,7 @@ def _group(records: Iterable[ImportRecord], report: list[dict[str, Any]], late: 
         item = target
         alias = record.key if record.key and record.key != item.current.citekey else None
         if item.entry_id is None:
-            row["conflicts"] += _differences(item.work, work, item.index)
+            _listed(row, "conflicts", _differences(item.work, work, item.index))
             item.work, item.tags = item.work.merged(work), item.tags + tags
             if alias:
                 _alias_key(item.work, alias)
@@ -351,10 +361,10 @@ def _write_late(conn: Connection, late: list[_Late], tag_ids: dict[str, tuple[in
             holder = bulk.stored_ids(conn, kind, [value]).get(value.lower() if kind == "doi" else value)
             if not getattr(work, kind) and holder not in (None, entry_id):
                 incoming = _without(incoming, [kind])
-                report[one.index]["conflicts"].append({
+                _listed(report[one.index], "conflicts", [{
                     "entry": holder, "reason": f"not merged: {kind} {value} belongs to entry #{holder}",
-                    "ids_set_aside": {kind: value}})
-        report[one.index]["conflicts"] += _differences(work, incoming, one.item.index)
+                    "ids_set_aside": {kind: value}}])
+        _listed(report[one.index], "conflicts", _differences(work, incoming, one.item.index))
         work = work.merged(incoming)
         if one.alias:
             _alias_key(work, one.alias)
@@ -383,10 +393,10 @@ def _matched(kind: str | None, record: Work, other: Work | _Seen) -> dict[str, A
             "record_title": record.title}
 
 
-def _keyword_tags(keywords: list[str], problems: list[str]) -> list[str]:
+def _keyword_tags(keywords: list[str], row: dict[str, Any]) -> list[str]:
     tags = [k for k in keywords if len(k) <= MAX_TAG_LENGTH]
     if len(tags) < len(keywords):
-        problems.append(f"keywords longer than {MAX_TAG_LENGTH} characters were not made tags")
+        _listed(row, "problems", [f"keywords longer than {MAX_TAG_LENGTH} characters were not made tags"])
     return tags
 
 
@@ -438,9 +448,9 @@ def _write_chunk(conn: Connection, items: list[_Item], extra_tags: list[str],
             elif not decision.same:
                 clashing = [k for k, v in entry.ids().items() if getattr(item.work, k) == v]
                 item.work = _without(item.work, clashing)
-                report[item.index]["conflicts"].append({
+                _listed(report[item.index], "conflicts", [{
                     "entry": entry_id, "reason": f"not merged: {decision.reason}", "title": entry.title,
-                    "record_title": item.work.title, "ids_set_aside": {k: entry.ids()[k] for k in clashing}})
+                    "record_title": item.work.title, "ids_set_aside": {k: entry.ids()[k] for k in clashing}}])
         if target is not None:
             item.entry_id = target.id
             updates.append((item, target))
@@ -459,7 +469,8 @@ def _write_chunk(conn: Connection, items: list[_Item], extra_tags: list[str],
             column_updates.append((entry.id, values))
         if names:
             name_updates.append((entry.id, item.work))
-        report[item.index]["citekey"] = values.get("citekey", entry.citekey)
+        if (citekey := values.get("citekey", entry.citekey)) is not None:
+            report[item.index]["citekey"] = citekey
     bulk.update_works(conn, column_updates, name_updates)
     entry_ids = bulk.insert_works(conn, [item.work for item in new],
                                   [_new_key(item, keys_taken, report[item.index]) for item in new],
@@ -480,10 +491,10 @@ def _new_key(item: _Item, taken: set[str], row: dict[str, Any]) -> str:
     generated when the record has none."""
     own = item.work.citekey if item.work.citekey and citekeys.VALID_KEY.match(item.work.citekey) else None
     if item.work.citekey and not own:
-        row["problems"].append(f"key {item.work.citekey!r} is not usable in BibTeX; a key was generated")
+        _listed(row, "problems", [f"key {item.work.citekey!r} is not usable in BibTeX; a key was generated"])
     key = unique_key(own or citation_key(item.work), taken)
     if own and key != own:
-        row["problems"].append(f"key {own!r} is already used in the library; this entry's key is {key!r}")
+        _listed(row, "problems", [f"key {own!r} is already used in the library; this entry's key is {key!r}"])
     taken.add(key.lower())
     row["citekey"] = key
     return key
@@ -528,9 +539,9 @@ def merge_policy(entry: Entry, work: Work, overwrite: bool, row: dict[str, Any])
         if stored in _EMPTY:
             return True
         if replace:
-            row["overwritten"].append(name)
+            _listed(row, "overwritten", [name])
             return True
-        row["conflicts"].append({"field": name, "library": _shown(stored), "file": _shown(incoming)})
+        _listed(row, "conflicts", [{"field": name, "library": _shown(stored), "file": _shown(incoming)}])
         return False
 
     for column in ID_FIELDS:
@@ -545,9 +556,9 @@ def merge_policy(entry: Entry, work: Work, overwrite: bool, row: dict[str, Any])
         names = not stored_roles or replace
         if stored_roles and not replace:
             if _shown_names(work) != _shown_names(entry):  # else the same names, split into parts otherwise
-                row["conflicts"].append({"field": "names", "library": _names(entry), "file": _names(work)})
+                _listed(row, "conflicts", [{"field": "names", "library": _names(entry), "file": _names(work)}])
         elif stored_roles:
-            row["overwritten"].append("names")
+            _listed(row, "overwritten", ["names"])
     extra = dict(entry.extra)
     if names or name_signature(work) == name_signature(entry):  # "and others" goes with the names it ends
         extra.pop(ET_AL, None)
@@ -567,8 +578,8 @@ def merge_policy(entry: Entry, work: Work, overwrite: bool, row: dict[str, Any])
     if extra != entry.extra:
         values["extra"] = entry_store.dump_extra(extra)
     if work.citekey and entry.citekey and work.citekey.lower() != entry.citekey.lower():
-        row["problems"].append(f"entry keeps its key {entry.citekey!r}; the file's key {work.citekey!r} "
-                               "is kept as an alias (biblatex ids)")
+        _listed(row, "problems", [f"entry keeps its key {entry.citekey!r}; the file's key {work.citekey!r} "
+                                  "is kept as an alias (biblatex ids)"])
         current = json.loads(values["extra"]) if "extra" in values else extra
         if work.citekey not in key_aliases(current):
             aliased = with_key_alias(current, work.citekey)
@@ -619,8 +630,8 @@ def _spelling(row: dict[str, Any], tags: list[str], tag_ids: dict[str, tuple[int
     """Say so in ``row`` where a record's keyword is filed under a tag spelt otherwise (tags ignore case: Scopus
     writes one keyword "Soft-output viterbi algorithm" in one record and "soft-output Viterbi algorithm" in
     another)."""
-    row["problems"] += [f"keyword {name!r} is filed under the tag {tag_ids[name.lower()][1]!r} (tags ignore case)"
-                        for name in tags if tag_ids[name.lower()][1] != name]
+    _listed(row, "problems", [f"keyword {name!r} is filed under the tag {tag_ids[name.lower()][1]!r} (tags ignore "
+                              "case)" for name in tags if tag_ids[name.lower()][1] != name])
 
 
 def _tag_ids(item: _Item, extra_tags: list[str], tag_ids: dict[str, tuple[int, str]]) -> set[int]:

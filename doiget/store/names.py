@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
+from itertools import chain, count, repeat
+from operator import add, itemgetter
 
 from sqlalchemy import Connection
 
@@ -47,32 +49,49 @@ def write_names(conn: Connection, pairs: Sequence[tuple[int, Work]]) -> dict[int
     """Insert the names of each ``(entry id, work)`` (the entries have none yet); returns each named
     entry's person text for search: the index spellings of its names joined by "; " in position order,
     as the search-text triggers join them."""
-    named = [(entry_id, names) for entry_id, work in pairs if (names := roles(work))]
+    # One entry per name, in position order: whose, in which role, which Author (works share Authors).
+    named: list[tuple[int, int]] = []  # (entry id, how many names)
+    roles_of: list[str] = []
+    people: list[Author] = []
+    for entry_id, work in pairs:
+        before = len(people)
+        people += work.authors
+        roles_of += repeat("author", len(people) - before)
+        for role, others in work.contributors.items():
+            people += others
+            roles_of += repeat(role, len(others))
+        if len(people) > before:
+            named.append((entry_id, len(people) - before))
     if not named:
         return {}
-    known: dict[int, tuple[str, Author]] = {}  # id(Author) -> (index key, it): works share Authors
-    people: dict[str, Author] = {}  # each key's last spelling, in order of first use
-    for _, names in named:
-        for _, a in names:
-            about = known.get(id(a))
-            if about is None:
-                about = known[id(a)] = (author_key(a), a)
-            people[about[0]] = a
+    idents = list(map(id, people))
+    distinct = dict(zip(idents, people))  # each Author once, in order of first use
+    last = dict(zip(idents, count()))  # where each Author is last used
+    keys = {ident: author_key(a) for ident, a in distinct.items()}
+    index_spelling: dict[str, Author] = {}  # each key's last spelling, in order of first use
+    for ident, a in distinct.items():
+        held = index_spelling.get(keys[ident])
+        if held is None or last[ident] > last[id(held)]:
+            index_spelling[keys[ident]] = a
     conn.exec_driver_sql("INSERT OR IGNORE INTO authors (key, name, family, given, orcid) VALUES (?, ?, ?, ?, ?)",
-                         [(key, a.name, a.family, a.given, a.orcid) for key, a in people.items()])
+                         [(key, a.name, a.family, a.given, a.orcid) for key, a in index_spelling.items()])
     index = {key: (author_id, name) for key, author_id, name in  # key -> (author id, index spelling)
-             rows_for(conn, f"SELECT key, id, name FROM authors WHERE key {IN_VALUES}", list(people))}
+             rows_for(conn, f"SELECT key, id, name FROM authors WHERE key {IN_VALUES}", list(index_spelling))}
     # A part no name of the batch has is left out of the statement (SQLite stores its default all the same).
-    parts = [part for part, default in _NAME_DEFAULTS.items() if any(_part(a, part) != default for _, a in known.values())]
-    tails = {ident: (index[key][0], a.name, a.family, a.given, *[_part(a, part) for part in parts])
-             for ident, (key, a) in known.items()}  # each Author's values after (entry, position, role)
-    spelled = {ident: index[key][1] for ident, (key, _) in known.items()}
-    rows = [(entry_id, position, role, *tails[id(a)]) for entry_id, names in named
-            for position, (role, a) in enumerate(names)]
+    parts = [part for part, default in _NAME_DEFAULTS.items() if any(_part(a, part) != default for a in distinct.values())]
+    tails = {ident: (index[keys[ident]][0], a.name, a.family, a.given, *[_part(a, part) for part in parts])
+             for ident, a in distinct.items()}  # each Author's values after (entry, position, role)
+    whose = chain.from_iterable(repeat(entry_id, n) for entry_id, n in named)
+    positions = chain.from_iterable(map(range, map(itemgetter(1), named)))
     columns = ("entry_id", "position", "role", "author_id", "name", "family", "given", *parts)
     conn.exec_driver_sql(f"INSERT INTO entry_authors ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})",
-                         rows)
-    return {entry_id: "; ".join([spelled[id(a)] for _, a in names]) for entry_id, names in named}
+                         list(map(add, zip(whose, positions, roles_of), map(tails.__getitem__, idents))))
+    spelled = list(map({ident: index[key][1] for ident, key in keys.items()}.__getitem__, idents))
+    text, start = {}, 0
+    for entry_id, n in named:
+        text[entry_id] = "; ".join(spelled[start:start + n])
+        start += n
+    return text
 
 
 def _part(author: Author, part: str) -> object:
