@@ -464,3 +464,29 @@ def test_an_ovid_doi_given_on_two_lines_is_the_records_doi():
     works = [r.work for r in records(BIB / "ovid_psycinfo_ibd.ris") if r.work.title]
     assert len(works) == 6 and all(w.doi for w in works)
     assert works[0].doi == "10.1002/cpp.2398" and "doi" not in works[0].extra.get("ris", {})
+
+
+def test_percent_comments_inside_an_entry_are_no_part_of_its_fields():
+    # biber and biblatex read "%" to the end of a line as a comment, inside entries too; bibtexparser's splitter
+    # puts it into the next field's name or the last field's value. typst's comments.bib lost a title, a URL and
+    # a publisher to names like "% a comment on a new line of the entry\n  url", and a publisher read
+    # "Hong Kong College of Psychiatrists % A comment at the end of the entry". The comments are reported.
+    works = {r.key: r for r in records(BIB / "typst_comments.bib")}
+    assert works["roes2003belief"].work.title == "Belief in moralizing gods"
+    fischer = works["fischer2022equivalence"]
+    assert (fischer.work.url, fischer.work.publisher) == (
+        "https://files.osf.io/v1/resources/fst9k/providers/osfstorage/6312eb42e7f1b7082aaae63c", "PsyArXiv")
+    assert works["wong2016null"].work.publisher == "Hong Kong College of Psychiatrists"
+    assert "comment '% A comment at the end of the entry' after field 'publisher' not kept" in \
+        works["wong2016null"].problems
+    assert not any(name.startswith("%") for r in works.values() for name in r.work.extra.get("bibtex", {})
+                   if r.key != "rlang")  # rlang: an entry commented out line by line, kept as the splitter reads it
+
+
+def test_an_ovid_line_after_er_belongs_to_its_record():
+    # Ovid writes each record's NL line (the journal's abbreviation) after its ER: read as a record of its own
+    # with no TY, title or identifier, it was skipped (6 spurious records of 12) and the abbreviation lost.
+    read = records(BIB / "ovid_psycinfo_ibd.ris")
+    assert len(read) == 6
+    assert read[0].work.extra["ris"]["unknown_tag"]["NL"] == ["Clin Psychol Psychother"]
+    assert "NL line after the record's ER read as part of it" in read[0].problems

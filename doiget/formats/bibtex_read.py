@@ -117,6 +117,10 @@ def _fields(entry: BibBlock, strings: dict[str, str], problems: list[str]) -> di
     """Field name (lower case) -> value; a repeated name keeps its first non-empty value."""
     fields: dict[str, str] = {}
     for name, value in entry.fields:
+        if "%" in name and "\n" in name:
+            name = _uncommented(name, problems)
+        if "%" in value:
+            value = _without_trailing_comment(value, name, problems)
         name, value = name.lower(), _value(value, strings)
         held = fields.get(name)
         if held is None or (not held.strip() and value.strip()):
@@ -124,6 +128,29 @@ def _fields(entry: BibBlock, strings: dict[str, str], problems: list[str]) -> di
         elif value.strip() and value != held:
             problems.append(f"field {name!r} given twice; kept {held[:60]!r}, ignored {value[:60]!r}")
     return fields
+
+
+def _uncommented(name: str, problems: list[str]) -> str:
+    """A field name after ``%`` comment lines (biber's and biblatex's comments; bibtexparser reads them into the
+    name: "% a comment\\n  url"); the comments are reported, not kept."""
+    lines = [line.strip() for line in name.splitlines() if line.strip()]
+    comments = [line for line in lines if line.startswith("%")]
+    if not comments or lines[-1].startswith("%"):
+        return name  # a field commented out whole ("% doi = {...}") is kept as written
+    problems.append(f"comment {' '.join(comments)[:80]!r} before field {lines[-1]!r} not kept")
+    return lines[-1]
+
+
+_TRAILING_COMMENT = re.compile(r'(\{.*\}|".*"|\w+)[ \t]*(%[^\n]*)', re.S)
+
+
+def _without_trailing_comment(value: str, name: str, problems: list[str]) -> str:
+    """A last field's value without the ``%`` comment after it (``publisher={X}  % a comment``), reported."""
+    match = _TRAILING_COMMENT.fullmatch(value.strip())
+    if match is None or (match.group(1)[0] == "{" and not _one_group(match.group(1))):
+        return value
+    problems.append(f"comment {match.group(2)[:80]!r} after field {name.strip()!r} not kept")
+    return match.group(1)
 
 
 def _inherit(fields: dict[str, str], kind: str, by_key: dict[str, dict[str, str]], problems: list[str]) -> None:

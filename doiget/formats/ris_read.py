@@ -66,12 +66,18 @@ def _framed(text: str) -> tuple[str, list[tuple[int, str]]]:
     missing its ``ER`` to the next one and drops one cut short or lacking its ``TY``), and the
     (record index, problem) of each repair."""
     lines, repairs, open_record, count = [], [], False, 0
-    for line in text.splitlines():
-        tag = _TAG_LINE.match(line)
-        tag = tag.group(1) if tag else None
+    source = text.splitlines()
+    tags = [match.group(1) if (match := _TAG_LINE.match(line)) else None for line in source]
+    closed_at = -1  # where the last record's ER line is in ``lines``
+    for index, (line, tag) in enumerate(zip(source, tags)):
         if tag == "TY" and open_record:
             lines.insert(_record_end(lines), "ER  - ")
             repairs.append((count - 1, "no ER line: the record ends where the next TY starts"))
+        elif tag not in (None, "TY", "ER") and not open_record and closed_at >= 0 and _stray(tags, index):
+            lines.insert(closed_at, line)  # Ovid's NL line after ER: the record's own
+            closed_at += 1
+            repairs.append((count - 1, f"{tag} line after the record's ER read as part of it"))
+            continue
         elif tag not in (None, "TY", "ER") and not open_record:
             lines.append("TY  - GEN")
             repairs.append((count, "no TY line: read as a generic (GEN) record"))
@@ -79,12 +85,21 @@ def _framed(text: str) -> tuple[str, list[tuple[int, str]]]:
         if tag == "TY":
             open_record, count = True, count + 1
         elif tag == "ER":
-            open_record = False
+            open_record, closed_at = False, len(lines)
         lines.append(line)
     if open_record:
         lines.append("ER  - ")
         repairs.append((count - 1, "no ER line: the file ends inside the record"))
     return "\n".join(lines) + "\n", repairs
+
+
+def _stray(tags: list[str | None], index: int) -> bool:
+    """Whether the tag line at ``index`` (outside a record) is followed by no ER of its own before the next TY:
+    a line a record carries after its ER, not a record missing its TY."""
+    for tag in tags[index + 1:]:
+        if tag in ("TY", "ER"):
+            return tag == "TY"
+    return True
 
 
 def _record_end(lines: list[str]) -> int:
