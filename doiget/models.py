@@ -292,7 +292,10 @@ class Anchor(BaseModel):
 
 
 Model = TypeVar("Model", bound=BaseModel)
-_new, _set = object.__new__, object.__setattr__
+_new = object.__new__
+# The setters of a model's four slots, called directly (object.__setattr__ would look each up per call).
+_set_dict, _set_fields_set, _set_extra, _set_private = (vars(BaseModel)[slot].__set__ for slot in (
+    "__dict__", "__pydantic_fields_set__", "__pydantic_extra__", "__pydantic_private__"))
 
 
 def unvalidated(cls: type[Model], values: dict[str, Any], fields_set: set[str]) -> Model:
@@ -301,8 +304,8 @@ def unvalidated(cls: type[Model], values: dict[str, Any], fields_set: set[str]) 
     for values read from the store or made typed by a reader. Each caller tests its results equal
     validated ones."""
     model = _new(cls)
-    _set(model, "__dict__", values)
-    _set(model, "__pydantic_fields_set__", fields_set)
-    _set(model, "__pydantic_extra__", None)
-    _set(model, "__pydantic_private__", None)
+    _set_dict(model, values)
+    _set_fields_set(model, fields_set)
+    _set_extra(model, None)
+    _set_private(model, None)
     return model

@@ -313,3 +313,30 @@ def test_a_snippet_read_from_the_one_column_holding_the_matches_is_the_whole_row
             assert [ranked for ranked, *_ in rows] == [whole for _, whole, *_ in rows], query
             branches.update(tuple(row[2:]) for row in rows)
     assert {(1, 0, 0), (0, 1, 0), (0, 0, 1), (0, 0, 0)} <= branches  # each column alone, and several columns
+
+
+def test_a_hit_shows_the_tags_pdf_and_update_status_of_its_entry(tmp_path):
+    """A hit's tags, PDF and update status (read together as one list of marked items) are its entry's, with
+    any of them or none."""
+    from fetchenv import pdf_bytes
+
+    from doiget.notices import UpdateNotice, status_of
+
+    notices = [UpdateNotice(direction="updated-by", kind=kind, doi=f"10.1000/{kind}", source="crossref")
+               for kind in ("correction", "retraction")]
+    with open_library(tmp_path) as lib:
+        lib.add(Work(doi="10.1000/all", title="Octopus everything", updates=notices, sources=["crossref"]))
+        lib.tag("10.1000/all", ["zeta", "Alpha", "_t"])
+        lib.add_artefact("10.1000/all", "pdf", pdf_bytes("Octopus everything"))
+        lib.add(Work(doi="10.1000/none", title="Octopus nothing"))
+        lib.add(Work(doi="10.1000/pdfs", title="Octopus two PDFs", updates=notices[:1], sources=["crossref"]))
+        lib.add_artefact("10.1000/pdfs", "pdf", pdf_bytes("Octopus two PDFs"))
+        lib.add_artefact("10.1000/pdfs", "pdf", pdf_bytes("Octopus two PDFs, again"))
+        lib.add(Work(doi="10.1000/tag", title="Octopus tagged"))
+        lib.tag("10.1000/tag", ["pdf"])
+        shown = {h.ref: (h.tags, h.has_pdf, h.update_status) for h in lib.search("octopus")}
+        assert shown == {"doi:10.1000/all": (["_t", "Alpha", "zeta"], True, "retracted"),
+                         "doi:10.1000/none": ([], False, None), "doi:10.1000/pdfs": ([], True, "corrected"),
+                         "doi:10.1000/tag": (["pdf"], False, None)}
+        assert shown == {ref: (e.tags, e.has_pdf, status_of(e.updates or [])) for ref in shown
+                         for e in [lib.info(ref)]}

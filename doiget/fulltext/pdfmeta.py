@@ -17,9 +17,11 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from itertools import takewhile
+from functools import cache
 from html import unescape
+from itertools import takewhile
 from typing import TYPE_CHECKING
 
 from doiget.formats.names import bibtex_author, split_names
@@ -27,7 +29,7 @@ from doiget.fulltext.builder import clean_inline
 from doiget.fulltext.hyphens import HYPHENS, SOFT_HYPHEN, Vocabulary, join_lines
 from doiget.fulltext.pdflayout import numbering_depth
 from doiget.fulltext.pdfpage import Line
-from doiget.identity import TITLE_AGREEMENT, title_similarity
+from doiget.identity import TITLE_AGREEMENT, normalised_title, title_similarity
 from doiget.models import Author
 from doiget.refs import DOI_IN_TEXT, Ref, trimmed_doi, try_parse
 
@@ -184,20 +186,21 @@ def first_page_title(lines: list[Line], meta_title: str | None = None) -> Title 
     for line in upright:
         chars[round(line.size, 1)] += len(line.text)
     body = chars.most_common(1)[0][0] if chars else 0.0
-    runs = _larger_runs(upright, body)
-    title = _labelled_title(upright) or next(
-        (t for t in runs if meta_title and title_similarity(t.text, meta_title) >= TITLE_AGREEMENT), None)
+    vocab = cache(lambda: Vocabulary.of(line.text for line in upright))  # built once, for a line-end break
+    runs = _larger_runs(upright, body, vocab)
+    title = _labelled_title(upright, vocab) or next(
+        (t for t in runs if meta_title and _agrees(t.text, meta_title)), None)
     if title is None and meta_title:
-        title = _printing(upright, meta_title)
+        title = _printing(upright, meta_title, vocab)
     if title is None:
         tops = [t for t in runs if t.top]
-        title = tops[0] if tops else None if meta_title else _styled_top(upright, body)
+        title = tops[0] if tops else None if meta_title else _styled_top(upright, body, vocab)
     if title and meta_title and _alnum(title.text) == _alnum(meta_title):
         return Title(meta_title, title.lines)
     return title
 
 
-def _larger_runs(lines: list[Line], body: float) -> list[_Run]:
+def _larger_runs(lines: list[Line], body: float, vocab: Callable[[], Vocabulary]) -> list[_Run]:
     """The runs of lines set larger than ``body`` that read like a title, largest first; each size's top run
     is ``top``."""
     larger: dict[float, list[Line]] = {}
@@ -211,13 +214,13 @@ def _larger_runs(lines: list[Line], body: float) -> list[_Run]:
         picked = sorted((line for line in lines if abs(line.size - size) <= TITLE_SIZE_TOLERANCE),
                         key=lambda line: line.bbox[1])
         for n, run in enumerate(_runs(picked, size)):
-            title = _run_title(run, lines)
+            title = _run_title(run, vocab)
             if title:
                 found.append(_Run(title.text, title.lines, top=not n))
     return found
 
 
-def _printing(lines: list[Line], title: str) -> Title | None:
+def _printing(lines: list[Line], title: str, vocab: Callable[[], Vocabulary]) -> Title | None:
     """The run of whole lines, as the page sets them, whose letters and digits are ``title``'s."""
     want = _alnum(title).casefold()
     keys = [_alnum(line.text).casefold() for line in lines]
@@ -229,24 +232,24 @@ def _printing(lines: list[Line], title: str) -> Title | None:
             got += keys[stop]
             stop += 1
         if got == want:
-            return _run_title(lines[start:stop], lines)
+            return _run_title(lines[start:stop], vocab)
     return None
 
 
-def _labelled_title(lines: list[Line]) -> Title | None:
+def _labelled_title(lines: list[Line], vocab: Callable[[], Vocabulary]) -> Title | None:
     """The lines after a line reading ``Title`` up to the next line set as that label is (bold, size)."""
     label = next((i for i, line in enumerate(lines) if len(line.text) <= 7 and _TITLE_LABEL.fullmatch(line.text)), None)
     if label is None:
         return None
     style = (lines[label].bold, round(lines[label].size, 1))
     run = list(takewhile(lambda line: (line.bold, round(line.size, 1)) != style, lines[label + 1:]))
-    return _run_title(run, lines) if run else None
+    return _run_title(run, vocab) if run else None
 
 
 _TITLE_LABEL = re.compile(r"(?i)title\s*:?")
 
 
-def _styled_top(lines: list[Line], body: float) -> Title | None:
+def _styled_top(lines: list[Line], body: float, vocab: Callable[[], Vocabulary]) -> Title | None:
     """The page's first lines not set smaller than ``body`` (a preprint server's stamp, a running head), where
     they are set bold or larger and read like a title."""
     ordered = [line for line in sorted(lines, key=lambda line: line.bbox[1]) if line.size > body - HALF_POINT]
@@ -256,14 +259,14 @@ def _styled_top(lines: list[Line], body: float) -> Title | None:
     run = [line for line in sorted(lines, key=lambda line: line.bbox[1])
            if line.bold == first.bold and abs(line.size - first.size) <= TITLE_SIZE_TOLERANCE
            and line.bbox[1] >= first.bbox[1]]
-    return _run_title(_runs(run, first.size, MANUSCRIPT_RUN_GAP)[0], lines)
+    return _run_title(_runs(run, first.size, MANUSCRIPT_RUN_GAP)[0], vocab)
 
 
-def _run_title(run: list[Line], page: list[Line]) -> Title | None:
-    """``run`` as a title, line-end hyphens undone where the words of ``page`` (its lines) say so."""
+def _run_title(run: list[Line], vocab: Callable[[], Vocabulary]) -> Title | None:
+    """``run`` as a title, line-end hyphens undone where the page's words (``vocab()``) say so."""
     texts = [line.text for line in run]
     broken = any([text.endswith(_LINE_BREAKS) for text in texts[:-1]])
-    text = clean_inline(join_lines(texts, Vocabulary.of(line.text for line in page) if broken else None))
+    text = clean_inline(join_lines(texts, vocab() if broken else None))
     text = text.rstrip(_FOOTNOTE_MARKS)
     return Title(text, tuple(run)) if _title_like(text) and MIN_TITLE_CHARS <= len(text) <= MAX_TITLE_CHARS else None
 
@@ -271,6 +274,10 @@ def _run_title(run: list[Line], page: list[Line]) -> Title | None:
 @dataclass(frozen=True, slots=True)
 class _Run(Title):
     top: bool = False  # the top run of its size
+
+
+def _agrees(text: str, title: str) -> bool:
+    return normalised_title(text) == normalised_title(title) or title_similarity(text, title) >= TITLE_AGREEMENT
 
 
 def _alnum(text: str) -> str:

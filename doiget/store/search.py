@@ -281,23 +281,21 @@ _FEWER = ("(SELECT max(id) FROM entries) <= :common AND (SELECT count(*) FROM (S
           "WHERE entries_fts MATCH :match LIMIT :few)) < :few")
 
 
-_HAS_PDF = "EXISTS (SELECT 1 FROM artefacts x WHERE x.entry_id = e.id AND x.kind = 'pdf')"
-
-
 @functools.cache
 def _summary_columns(snippet: str = SNIPPET) -> str:
-    """What a hit shows, after its id and score: ref, title, authors, year, venue, tags, has_pdf, ``snippet`` and
-    the kinds of the notices updating it (store/updates.py), for its update status. Lists are joined with the
-    ASCII unit separator, which no name, tag or update kind contains (written into the SQL as a literal: char(31)
-    would be called per name); tags unordered (:func:`_hits` sorts them: a sorter per hit cost more than the
-    rest of its summary)."""
+    """What a hit shows, after its id and score: ref, title, authors, year, venue, ``snippet``, and its tags, PDF
+    and the kinds of the notices updating it (store/updates.py, for its update status) as one list, each item
+    marked by its first letter (t, p, u): most entries have none of them, and a result column costs more than the
+    subquery (~1k instructions per row). Lists are joined with the ASCII unit separator, which no name, tag or
+    update kind contains (written into the SQL as a literal: char(31) would be called per name); tags unordered
+    (:func:`_hits` sorts them: a sorter per hit cost more than the rest of its summary)."""
     # The entry's own spelling of its authors, in order: the index holds them so (migration 0008).
     return (f"{REF_SQL}, e.title, (SELECT group_concat(name, '{_SEP}') FROM entry_authors INDEXED BY "
             "ix_entry_authors_shown WHERE entry_id = e.id AND role = 'author'), e.year, e.venue, "
-            f"(SELECT group_concat(t.name, '{_SEP}') FROM entry_tags et JOIN tags t ON t.id = et.tag_id "
-            f"WHERE et.entry_id = e.id), {_HAS_PDF}, {snippet}, "
-            f"(SELECT group_concat(kind, '{_SEP}') FROM entry_updates u WHERE u.entry_id = e.id "
-            "AND u.direction = 'updated-by')")
+            f"{snippet}, (SELECT group_concat(item, '{_SEP}') FROM (SELECT 't' || t.name AS item FROM entry_tags et "
+            "JOIN tags t ON t.id = et.tag_id WHERE et.entry_id = e.id UNION ALL SELECT 'p' FROM artefacts x "
+            "WHERE x.entry_id = e.id AND x.kind = 'pdf' UNION ALL SELECT 'u' || kind FROM entry_updates u "
+            "WHERE u.entry_id = e.id AND u.direction = 'updated-by'))")
 
 
 def shown(conn: sqlite3.Connection, match: str, ids: Sequence[int], *, seek: bool = False) -> dict[int, dict]:
@@ -323,10 +321,25 @@ _ASCII_LOWER = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
 
 
 def _hits(rows: Iterable[Sequence[Any]]) -> list[dict[str, Any]]:
-    """The search hits (dicts of their fields) of rows of ``e.id, score,`` :func:`_summary_columns`."""
-    return [{"id": entry_id, "ref": ref, "title": title, "authors": authors.split(_SEP) if authors else [],
-             "year": year, "venue": venue, "tags": sorted(tags.split(_SEP), key=_nocase) if tags else [],
-             "has_pdf": bool(has_pdf),
-             "score": score, "snippet": snippet,
-             "update_status": status_of_kinds(set(updates.split(_SEP))) if updates else None}
-            for entry_id, score, ref, title, authors, year, venue, tags, has_pdf, snippet, updates in rows]
+    """The search hits (dicts of all their fields, in field order; no full-text passage) of rows of ``e.id, score,``
+    :func:`_summary_columns`."""
+    hits = []
+    for entry_id, score, ref, title, authors, year, venue, snippet, listed in rows:
+        tags, has_pdf, update_status = _listed(listed) if listed else ([], False, None)
+        hits.append({"id": entry_id, "ref": ref, "title": title, "authors": authors.split(_SEP) if authors else [],
+                     "year": year, "venue": venue, "tags": tags, "has_pdf": has_pdf, "score": score,
+                     "snippet": snippet, "update_status": update_status, "fulltext": None})
+    return hits
+
+
+def _listed(listed: str) -> tuple[list[str], bool, str | None]:
+    """A hit's tags, has_pdf and update status from its list of marked items (:func:`_summary_columns`)."""
+    tags, kinds, has_pdf = [], set(), False
+    for item in listed.split(_SEP):
+        if item[0] == "t":
+            tags.append(item[1:])
+        elif item[0] == "u":
+            kinds.add(item[1:])
+        else:
+            has_pdf = True
+    return sorted(tags, key=_nocase), has_pdf, status_of_kinds(kinds)
