@@ -171,3 +171,12 @@ def test_csl_variables_and_roles_without_a_bibtex_field_come_back_from_the_expor
     assert lost == 0
     (work,) = [r.work for r in records(BIB / "embase_duplication_cysts.ris")][:1]
     assert work.extra["source"] == "Embase" and "  source = {Embase}" in to_bibtex([work])
+
+
+def test_a_lower_case_one_word_family_name_comes_back_as_a_family_name():
+    # Zotero's "cmglee" (a Wikimedia user credited as an author) was exported as {cmglee}, which reads back as an
+    # organisation's literal name: 2 records of the corpus changed their names on a BibTeX round trip.
+    (work,) = [r.work for r in records(BIB / "zotero_geomatics_textbook.bib.gz") if r.key == "monniaux_illustration_2005"]
+    assert [a.family for a in work.authors] == ["Monniaux", "cmglee", "jimhtatshawdotca"]
+    (again,) = parse_bibliography(to_bibtex([work]), "bibtex")
+    assert again.work.authors == work.authors

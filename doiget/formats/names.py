@@ -242,7 +242,9 @@ def to_bibtex_name(author: Author, escape: Callable[[str], str]) -> str:
     if author.literal or not author.family:
         return "{" + escape(author.name) + "}"
     family = escape(author.family or "")
-    if author.family and (_needs_braces(author.family) or (not author.particle and _lower(author.family))):
+    # a lower-case family of several words would read as particles; one word alone or before the comma is the family
+    if author.family and (_needs_braces(author.family) or (not author.particle and _lower(author.family)
+                                                           and " " in author.family)):
         family = "{" + family + "}"
     last = " ".join(p for p in (escape(author.particle or ""), family) if p)
     if author.dropping_particle:
