@@ -193,7 +193,9 @@ def iso_date(parts: list[int]) -> str | None:
     return f"{date}-{parts[2]:02d}" if len(parts) > 2 else date
 
 
-_EMPTY = (None, "", [], {})  # what a record leaves out (a true value is none of them)
+#: A value that says nothing: a record leaves it out, a merge fills it and never reports it as a conflict
+#: (a true value is none of them).
+EMPTY = (None, "", [], {})
 
 
 def nfc(value: Any) -> Any:
@@ -244,7 +246,7 @@ def make_record(key: str | None, fields: dict[str, Any], ids: dict[str, str], ta
     byte for byte. ``typed``: the reader makes every value of the model's type (see :func:`typed_work`)."""
     data = {name: value if (type(value) is str and value.isascii()) or name in _NAMES
             else _nfc_extra(value) if name == "extra" else nfc(value)
-            for name, value in fields.items() if value or value not in _EMPTY}
+            for name, value in fields.items() if value or value not in EMPTY}
     key, tags = nfc(key), nfc(tags)
     if typed:
         data.update(ids)

@@ -33,6 +33,7 @@ from doiget.formats.importer import Format as ImportFormat
 from doiget.formats.importer import ImportRecord, iter_bibliography
 from doiget.formats.ris import to_ris
 from doiget.formats.keys import citation_key, key_aliases, unique_key, with_key_alias
+from doiget.formats.record import EMPTY
 from doiget.formats.fields import BABEL_LANGUAGES
 from doiget.gcpause import gc_paused
 from doiget.identity import Marks, Side, decide, marks_agree, normalised_title
@@ -210,18 +211,12 @@ def _import(store: Store, text_: str | Path, format: ImportFormat, tags: Sequenc
             progress(len(items), len(items))
     for item in items:  # every item is written and retired
         item.ref = ref = item.seen.ref()
-        row = report[item.index]
-        row["status"], row["id"] = "merged" if item.merged else "added", item.entry_id
-        if ref is not None:
-            row["ref"] = ref
+        row = _placed(report[item.index], "merged" if item.merged else "added", item.entry_id, ref)
         if item.merged:
             row.update(item.merged)
         for index in item.duplicates:
-            row = report[index]
-            row["status"], row["id"] = "merged", item.entry_id
-            if ref is not None:
-                row["ref"] = ref
-            row.setdefault("reason", f"same work as record {item.index} of this file")
+            _placed(report[index], "merged", item.entry_id, ref).setdefault(
+                "reason", f"same work as record {item.index} of this file")
     seconds = time.perf_counter() - started
     statuses = Counter(map(itemgetter("status"), report))
     counts = {status: statuses[status] for status in ("added", "merged", "skipped")}
@@ -230,6 +225,14 @@ def _import(store: Store, text_: str | Path, format: ImportFormat, tags: Sequenc
             "files": {item.entry_id: item.files for item in items if item.files},
             "seconds": round(seconds, 3), "records_per_second": round(len(report) / seconds) if seconds else None,
             "report": report}
+
+
+def _placed(row: dict[str, Any], status: str, entry_id: int, ref: str | None) -> dict[str, Any]:
+    """``row`` with the entry its record went to (a row holds no ``ref`` key rather than a None)."""
+    row["status"], row["id"] = status, entry_id
+    if ref is not None:
+        row["ref"] = ref
+    return row
 
 
 def _row(index: int, record: ImportRecord) -> dict[str, Any]:
@@ -501,7 +504,6 @@ def _new_key(item: _Item, taken: set[str], row: dict[str, Any]) -> str:
 
 
 _POLICY_COLUMNS = tuple(c for c in entry_store.SCALAR_FIELDS if c not in entry_store.UPSTREAM_FACTS)
-_EMPTY = (None, "", [], {})  # a field that says nothing: filled by a merge, never in conflict
 
 
 def _same(name: str, stored: Any, incoming: Any) -> bool:
@@ -534,9 +536,9 @@ def merge_policy(entry: Entry, work: Work, overwrite: bool, row: dict[str, Any])
     values: dict[str, Any] = {}
 
     def consider(name: str, stored: Any, incoming: Any, value: Any = None) -> bool:
-        if incoming in _EMPTY or _same(name, stored, incoming):
+        if incoming in EMPTY or _same(name, stored, incoming):
             return False
-        if stored in _EMPTY:
+        if stored in EMPTY:
             return True
         if replace:
             _listed(row, "overwritten", [name])
@@ -595,11 +597,11 @@ def _differences(kept: Work, other: Work, index: int) -> list[dict[str, Any]]:
     into and whose values are kept (as :func:`merge_policy` reports them against the library's)."""
     found = [{"field": name, "library": _shown(value), "file": _shown(given), "record": index}
              for name in _POLICY_COLUMNS
-             if (value := getattr(kept, name)) not in _EMPTY and (given := getattr(other, name)) not in _EMPTY
+             if (value := getattr(kept, name)) not in EMPTY and (given := getattr(other, name)) not in EMPTY
              and not _same(name, value, given)]
     found += [{"field": name, "library": _shown(value), "file": _shown(given), "record": index}
               for name, given in other.extra.items()
-              if isinstance(given, (str, int, float)) and (value := kept.extra.get(name)) not in _EMPTY
+              if isinstance(given, (str, int, float)) and (value := kept.extra.get(name)) not in EMPTY
               and not _same(name, value, given)]
     if roles(kept) and roles(other) and _shown_names(kept) != _shown_names(other):
         found.append({"field": "names", "library": _names(kept), "file": _names(other), "record": index})
