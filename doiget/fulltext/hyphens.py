@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 SOFT_HYPHEN = "\u00ad"
 MAX_COMPOUND_CHARS = 80  # how far back a line's last hyphenated token is looked for
 HYPHENS = ("-", "\u2010")  # hyphen-minus, hyphen
-_BREAKS = (*HYPHENS, SOFT_HYPHEN)
+LINE_BREAKS = (*HYPHENS, SOFT_HYPHEN)  # what a line may end in when a word is split
 _WORDS = re.compile(r"[^\W\d_]+(?:[-\u2010][^\W\d_]+)*")
 # A line's last hyphenated token, read from the end of the reversed line: ``state-of-the-`` reversed is
 # ``-eht-fo-etats``, its groups ``eht`` and ``-fo-etats`` (a forward search with ``$`` tried every start).
@@ -105,12 +105,12 @@ def join_lines(lines: list[str], vocab: Vocabulary | None = None) -> str:
     text = " ".join(lines)
     # the common case, nothing to undo: no break character before a join or at the end (a cheap test on
     # the joined text that a hyphen inside a line also trips, so the lines themselves decide)
-    if not (text.endswith(_BREAKS) or "- " in text or "\u2010 " in text or "\u00ad " in text) or not any(
-            [line.endswith(_BREAKS) for line in lines]):
+    if not (text.endswith(LINE_BREAKS) or "- " in text or "\u2010 " in text or "\u00ad " in text) or not any(
+            [line.endswith(LINE_BREAKS) for line in lines]):
         return text.replace(SOFT_HYPHEN, "") if SOFT_HYPHEN in text else text
     out = lines[0]
     for line in lines[1:]:
-        if not out.endswith(_BREAKS):
+        if not out.endswith(LINE_BREAKS):
             out = f"{out} {line}" if out else line
         elif out.endswith(SOFT_HYPHEN):
             out = out[:-1] + line

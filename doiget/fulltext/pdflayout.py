@@ -43,9 +43,9 @@ def margin_lines(blocks: list[tuple[tuple[float, float, float, float], list[Line
     """(block index, line) of the lines of a page's (box, lines) blocks that sit in its top or bottom margin band:
     their middle does (Cell Press's "Article" head reaches a point below the band); only blocks whose box reaches
     a band (1 pt of slack) are looked into."""
-    top, bottom = height * MARGIN_BAND * 2, height * (1 - MARGIN_BAND) * 2  # for the sum of a line's top and bottom
-    return [(i, line) for i, (box, lines) in enumerate(blocks) if box[1] <= top / 2 + 1 or box[3] >= bottom / 2 - 1
-            for line in lines if line.bbox[1] + line.bbox[3] <= top or line.bbox[1] + line.bbox[3] >= bottom]
+    top, bottom = height * MARGIN_BAND, height * (1 - MARGIN_BAND)
+    return [(i, line) for i, (box, lines) in enumerate(blocks) if box[1] <= top + 1 or box[3] >= bottom - 1
+            for line in lines if not top < (line.bbox[1] + line.bbox[3]) / 2 < bottom]
 
 
 def in_side_margin(x0: float, x1: float, width: float) -> bool:

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 
 from doiget.formats.names import bibtex_author, split_names
 from doiget.fulltext.builder import clean_inline
-from doiget.fulltext.hyphens import HYPHENS, SOFT_HYPHEN, Vocabulary, join_lines
+from doiget.fulltext.hyphens import LINE_BREAKS, SOFT_HYPHEN, Vocabulary, join_lines
 from doiget.fulltext.pdflayout import numbering_depth
 from doiget.fulltext.pdfpage import Line
 from doiget.identity import TITLE_AGREEMENT, normalised_title, title_similarity
@@ -47,7 +47,6 @@ HALF_POINT = 0.5
 RUN_GAP = 2.2  # font sizes from one line's top to the next's within a title
 MANUSCRIPT_RUN_GAP = 2.5  # a manuscript's double spacing is 2.3
 _FOOTNOTE_MARKS = " *∗†‡§¶"  # after a title: its footnote's mark
-_LINE_BREAKS = (*HYPHENS, SOFT_HYPHEN)
 
 _DOI = re.compile(rf"\b({DOI_IN_TEXT.pattern})")
 _DOI_START = re.compile(r"10\.\d{4,9}/")
@@ -107,8 +106,8 @@ class PdfSniff:
 
 def sniff_document(doc: pymupdf.Document, first_pages: list[mupdf.FzStextPage], title: Title | None) -> PdfSniff:
     """Identifiers and authors of an open PyMuPDF document, given MuPDF's text pages of its first
-    :data:`SNIFF_PAGES` pages (one text page per page serves the identifiers, the title and extraction), and
-    its :func:`pdf_title`."""
+    :data:`SNIFF_PAGES` pages (one text page per page serves the identifiers and extraction), and its
+    :func:`pdf_title` (read from page 1's lines, as extraction reads them)."""
     import pymupdf
 
     info = {k: v for k, v in (doc.metadata or {}).items() if isinstance(v, str)}
@@ -252,11 +251,12 @@ _TITLE_LABEL = re.compile(r"(?i)title\s*:?")
 def _styled_top(lines: list[Line], body: float, vocab: Callable[[], Vocabulary]) -> Title | None:
     """The page's first lines not set smaller than ``body`` (a preprint server's stamp, a running head), where
     they are set bold or larger and read like a title."""
-    ordered = [line for line in sorted(lines, key=lambda line: line.bbox[1]) if line.size > body - HALF_POINT]
+    by_top = sorted(lines, key=lambda line: line.bbox[1])
+    ordered = [line for line in by_top if line.size > body - HALF_POINT]
     first = next((line for line in ordered[:MAX_TOP_LINES] if line.bold or line.size >= body + HALF_POINT), None)
     if first is None or not _title_like(first.text):
         return None
-    run = [line for line in sorted(lines, key=lambda line: line.bbox[1])
+    run = [line for line in by_top
            if line.bold == first.bold and abs(line.size - first.size) <= TITLE_SIZE_TOLERANCE
            and line.bbox[1] >= first.bbox[1]]
     return _run_title(_runs(run, first.size, MANUSCRIPT_RUN_GAP)[0], vocab)
@@ -265,7 +265,7 @@ def _styled_top(lines: list[Line], body: float, vocab: Callable[[], Vocabulary])
 def _run_title(run: list[Line], vocab: Callable[[], Vocabulary]) -> Title | None:
     """``run`` as a title, line-end hyphens undone where the page's words (``vocab()``) say so."""
     texts = [line.text for line in run]
-    broken = any([text.endswith(_LINE_BREAKS) for text in texts[:-1]])
+    broken = any([text.endswith(LINE_BREAKS) for text in texts[:-1]])
     text = clean_inline(join_lines(texts, vocab() if broken else None))
     text = text.rstrip(_FOOTNOTE_MARKS)
     return Title(text, tuple(run)) if _title_like(text) and MIN_TITLE_CHARS <= len(text) <= MAX_TITLE_CHARS else None

@@ -43,7 +43,7 @@ def test_vocabulary_sorts_words_and_compounds():
 @given(st.lists(st.text(alphabet="ab- \u2010\u00ad", min_size=1, max_size=12), min_size=1, max_size=5))
 def test_lines_without_a_break_at_their_end_are_joined_by_spaces(lines):
     # a hyphen inside a line ("a - b") sends the join down the careful path, which must agree
-    if not any(line.endswith(hyphens._BREAKS) for line in lines):
+    if not any(line.endswith(hyphens.LINE_BREAKS) for line in lines):
         assert hyphens.join_lines(lines, Vocabulary()) == " ".join(lines).replace(hyphens.SOFT_HYPHEN, "")
 
 
