@@ -479,8 +479,17 @@ def test_percent_comments_inside_an_entry_are_no_part_of_its_fields():
     assert works["wong2016null"].work.publisher == "Hong Kong College of Psychiatrists"
     assert "comment '% A comment at the end of the entry' after field 'publisher' not kept" in \
         works["wong2016null"].problems
-    assert not any(name.startswith("%") for r in works.values() for name in r.work.extra.get("bibtex", {})
-                   if r.key != "rlang")  # rlang: an entry commented out line by line, kept as the splitter reads it
+    assert not any(name.startswith("%") for r in works.values() for name in r.work.extra.get("bibtex", {}))
+
+
+def test_an_entry_commented_out_line_by_line_is_no_entry():
+    # typst's comments.bib comments out "% @manual{rlang," line by line: it was read as an entry (no title, fields
+    # named "%   title"), and its key taken, so a real entry of that key read as a duplicate. biber, JabRef and
+    # Zotero read "%" to the end of a line as a comment.
+    assert "rlang" not in [r.key for r in records(BIB / "typst_comments.bib")]
+    text = read(BIB / "typst_comments.bib") + "\n@manual{rlang, title = {R}, year = {2024}}\n"
+    again = {r.key: r for r in parse_bibliography(text, "bibtex")}
+    assert again["rlang"].work.title == "R" and not again["rlang"].problems
 
 
 def test_an_ovid_line_after_er_belongs_to_its_record():
