@@ -61,7 +61,7 @@ def _entries(text: str) -> list[tuple[str, str, dict[str, str] | None, list[str]
         first = split.failed[0]
         raise DoigetError(ErrorCode.INVALID_INPUT, f"no readable BibTeX entry; first error at line "
                           f"{first.line + 1}: {first.error}", line=first.line + 1)
-    if not blocks and not split.comments and not split.commented:
+    if not blocks and not split.comments:
         raise DoigetError(ErrorCode.INVALID_INPUT, "no BibTeX entries found")
     entries: list[tuple[str, str, dict[str, str] | None, list[str]]] = []
     for block in blocks:
