@@ -97,3 +97,26 @@ def test_character_references_in_the_info_dictionary_title_are_read():
     assert sniff.title == "DNA-PK controls Apollo’s access to leading-end telomeres"
     assert [author.name for author in sniff.authors] == ["Sonmez Ceylan", "Björn Wallner"]
     assert read_pdf(data)[1].title == sniff.title
+
+
+def test_labels_on_a_page_of_figures_are_not_headings():
+    # bioRxiv preprints put their figures last, their legends pages before: a figure page's bold or large labels
+    # ("Chaperone Networks", "Gem2", "Horseshoe Intermediate" in 10.1101/2024.05.15.594402, whose CC BY-NC-ND
+    # licence does not allow a fixture) read as headings. A page of one short note keeps its heading.
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((LEFT, 80), "Results", fontsize=14, fontname="hebo")
+    write_lines(page, LEFT, 100, body_lines("results", 30))
+    page = doc.new_page()
+    page.insert_text((LEFT, 80), "Chaperone Networks", fontsize=14, fontname="hebo")
+    for row, labels in enumerate([("Gem2", "Gem3", "SMN"), ("Hsp70 Hsp27", "Tud", "YG Box"),
+                                  ("Horseshoe Intermediate", "Sm Proteins", "CCT8"), ("Cbp80 Cbp20", "Nap1", "Lic")]):
+        for col, label in enumerate(labels):
+            page.insert_text((LEFT + 160 * col, 140 + 90 * row), label, fontsize=11, fontname="hebo")
+            page.insert_text((LEFT + 160 * col, 155 + 90 * row), f"{row}.{col} fold", fontsize=7)
+    page = doc.new_page()
+    page.insert_text((LEFT, 80), "Keywords", fontsize=14, fontname="hebo")
+    write_lines(page, LEFT, 100, ["Chromatin", "Cell fate", "Hoxa9"])
+    extracted = extract_pdf(doc.tobytes())
+    assert [line for line in extracted.text.split("\n") if line.startswith("#")] == ["## Results", "## Keywords"]
+    assert "Horseshoe Intermediate" in extracted.text and "Chaperone Networks" in extracted.text
