@@ -128,15 +128,18 @@ def page(conn: sqlite3.Connection, match: str, limit: int, offset: int = 0, clau
         if rows:
             return rows
     # One word or prefix: counted to one past the page (all matches on it: ranked and shown in one pass) in a
-    # small library; past COMMON_DF in a larger one, where it may be common.
+    # small library; in a larger one past COMMON_DF, where it may be common, and a word up to half the entries.
+    prefix = "*" in match
     many = max(COMMON_DF, wanted) + 1
-    large, matches = conn.execute(_COUNT_SQL, {"match": match, "few": few, "many": many,
-                                               "common": COMMON_DF}).fetchone()
+    large, entries, matches = conn.execute(_COUNT_SQL, {"match": match, "few": few, "many": many, "half": not prefix,
+                                                        "common": COMMON_DF}).fetchone()
     if (many if large else few) and matches <= wanted:  # counted, and all on the page
         return _one_pass(conn, values, clauses) if matches else []
     common = matches > COMMON_DF
-    if common and "*" in match:  # a common prefix: ranked among the boosted and shown in one pass
-        rows = _one_pass(conn, {**values, "boosted": _boosted(match)}, clauses, boosted=True)
+    if common and (prefix or 2 * matches >= entries):  # ranked and shown by its boosted columns alone
+        boosted = _boosted(match)  # (a word's page looked up hit by hit; a prefix's in one pass, expanded once)
+        rows = (_one_pass(conn, {**values, "match": boosted}, clauses) if prefix else
+                _two_passes(conn, boosted, limit, offset, clauses, params, common=False))
         if len(rows) == limit:
             return rows
         common = False  # fewer than a page hold it in a boosted column: ranked in full
@@ -160,16 +163,15 @@ def _two_passes(conn: sqlite3.Connection, match: str, limit: int, offset: int, c
 
 
 def _one_pass(conn: sqlite3.Connection, values: dict[str, Any], clauses: tuple[str, ...],
-              budget: int | None = None, *, fits: bool = False,
-              boosted: bool = False) -> list[dict[str, Any]] | None:
+              budget: int | None = None, *, fits: bool = False) -> list[dict[str, Any]] | None:
     """The page ranked and shown by one statement (what a hit shows is computed only for the rows that enter
     the top ``offset + limit`` as the matches are walked); with ``budget``, None once more than that many
     rows have entered it (the statement is stopped); with ``fits``, no rows unless the library holds at most
     ``values["common"]`` entries and fewer than ``values["few"]`` rows match (counted by the same statement before
-    its walk); with ``boosted``, only rows matching ``values["boosted"]`` (the common-term shortcut)."""
+    its walk)."""
     _rows.left, _rows.conn = budget, conn
     try:
-        return _hits(conn.execute(_one_pass_sql(clauses, budget is not None, fits, boosted), values))
+        return _hits(conn.execute(_one_pass_sql(clauses, budget is not None, fits), values))
     except sqlite3.OperationalError:
         if budget is None or _rows.left >= 0:  # not the budget's doing
             raise
@@ -179,7 +181,7 @@ def _one_pass(conn: sqlite3.Connection, values: dict[str, Any], clauses: tuple[s
 
 
 @functools.cache
-def _one_pass_sql(clauses: tuple[str, ...], budgeted: bool, fits: bool = False, boosted: bool = False) -> str:
+def _one_pass_sql(clauses: tuple[str, ...], budgeted: bool, fits: bool = False) -> str:
     # Per row entering the top only its snippet (counted against the budget); the summary only for the page:
     # the ranked page p is a co-routine (a materialised subquery would compute every row's snippet) that
     # CROSS JOIN keeps the outer loop, so the rows come out in its order (an outer ORDER BY would cost a sort).
@@ -188,12 +190,7 @@ def _one_pass_sql(clauses: tuple[str, ...], budgeted: bool, fits: bool = False, 
     # A LIMIT of 0 ends the ranking before its walk starts: how ``fits`` stops it.
     kept = ("e.is_stub = 0", *clauses) if clauses else (_NO_STUB,)
     entries = " JOIN entries e ON e.id = entries_fts.rowid" if clauses else ""
-    if boosted:  # (the entries kept are tested among the boosted rows only)
-        where = (f"entries_fts MATCH :match AND +entries_fts.rowid IN (SELECT entries_fts.rowid FROM entries_fts"
-                 f"{entries} WHERE {' AND '.join(['entries_fts MATCH :boosted', *kept])})")
-        entries = ""
-    else:
-        where = " AND ".join(["entries_fts MATCH :match", *kept])
+    where = " AND ".join(["entries_fts MATCH :match", *kept])
     snippet = f"{_RANKED_SNIPPET} || {_ROW_BUDGET}()" if budgeted else _RANKED_SNIPPET  # (no argument: no string to convert)
     limit = f"CASE WHEN {_FEWER} THEN :limit ELSE 0 END" if fits else ":limit"
     return (f"SELECT e.id, p.score, {_summary_columns('p.snippet')} FROM (SELECT entries_fts.rowid AS id, "
@@ -212,17 +209,15 @@ def _entered() -> str:
 
 
 def ranked(conn: sqlite3.Connection, match: str, limit: int, offset: int = 0, clauses: Sequence[str] = (),
-           params: dict[str, Any] | None = None, *, common: bool | None = None) -> list[tuple[int, float]]:
+           params: dict[str, Any] | None = None, *, common: bool = False) -> list[tuple[int, float]]:
     """``(entry id, bm25 score)`` of the page ``offset``..``offset + limit`` of non-stub entries matching
-    ``match``, best first. ``common`` (default: counted) takes the common-term shortcut (module doc)."""
+    ``match``, best first; with ``common``, of those holding it in a boosted column if a page of them does
+    (a common word's bound: module doc)."""
     where = ["entries_fts MATCH :match"]
     if clauses:  # the entry is looked up per row anyway: the stub test goes with it
         where.append(f"EXISTS (SELECT 1 FROM entries e WHERE e.id = entries_fts.rowid AND e.is_stub = 0 AND "
                      f"{' AND '.join(clauses)})")
     values = {**(params or {}), "match": match, "limit": limit, "offset": offset}
-    if common is None:
-        common = is_one_term(match) and conn.execute(_COUNT_SQL, {
-            "match": match, "few": 0, "many": COMMON_DF + 1, "common": COMMON_DF}).fetchone()[1] > COMMON_DF
     if common:
         boosted = where + ["+entries_fts.rowid IN (SELECT rowid FROM entries_fts WHERE entries_fts MATCH :boosted)"]
         rows = _ranked(conn, boosted, {**values, "boosted": _boosted(match)}, bool(clauses))
@@ -271,10 +266,11 @@ def is_one_term(match: str) -> bool:
 
 _LARGE_SQL = "SELECT max(id) > :common FROM entries"  # (entries <= max id: in a smaller library no word is common)
 # Whether the library can hold more than :common entries (entries <= max id: in a smaller one no word is
-# common), and how many rows :match matches, counting no further than :many in such a library, else :few.
-_COUNT_SQL = ("SELECT (SELECT max(id) FROM entries) > :common, (SELECT count(*) FROM (SELECT 1 FROM entries_fts "
-              "WHERE entries_fts MATCH :match LIMIT CASE WHEN (SELECT max(id) FROM entries) > :common "
-              "THEN :many ELSE :few END))")
+# common), how many entries it holds, and how many rows :match matches, counting in such a library no further
+# than :many, or with :half than half its entries if that is more; else than :few.
+_COUNT_SQL = ("SELECT (SELECT max(id) FROM entries) > :common, (SELECT count(*) FROM entries), (SELECT count(*) "
+              "FROM (SELECT 1 FROM entries_fts WHERE entries_fts MATCH :match LIMIT CASE WHEN (SELECT max(id) FROM "
+              "entries) > :common THEN max(:many, :half * ((SELECT count(*) FROM entries) + 1) / 2) ELSE :few END))")
 # Whether the library holds at most :common entries and fewer than :few rows match :match (a walk of at most
 # :few rows, skipped in a larger library, where the count is needed anyway).
 _FEWER = ("(SELECT max(id) FROM entries) <= :common AND (SELECT count(*) FROM (SELECT 1 FROM entries_fts "
