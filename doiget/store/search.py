@@ -16,18 +16,26 @@ Two passes: other queries are ranked by bm25 alone (stubs dropped from the top r
 statement once; no SQLAlchemy is imported here (the search path of the CLI and the MCP server needs none).
 
 Very common terms: ranking every row that holds a word found in most of the library is what makes
-such a query slow (bm25 costs ~3 µs per row; merely walking the term's row list ~0.1 µs). A query
+such a query slow (bm25 costs ~1.5-3 µs per row; merely walking the term's row list ~0.04 µs). A query
 that is ONE word or prefix (no phrase, operator or column filter) and matches more than
-:data:`COMMON_DF` entries is therefore ranked among the entries holding it in a boosted column
-(:data:`BOOSTED`: title, authors, tags — the columns whose weight outranks the abstract's), each
-scored by its full bm25, identical to plain bm25's score for that entry. Bound, tested in
-tests/test_search_rank.py: the page returned is plain bm25's ranking restricted to those entries;
-an entry that holds the word only in its abstract, venue, year or notes can be missing from it
-even where plain bm25 would rank it on the page. When fewer than ``offset + limit`` entries hold
-it in a boosted column, the query is ranked in full. A common prefix is ranked among the boosted and shown
-by one statement (as the one pass above: a snippet per row entering the top): every statement that walks a
-prefix's matches expands it again (merging the row lists of all the words it stands for: ~5 ms at 100k
-entries for ``test*``), and two passes cost a walk more than the snippets.
+:data:`COMMON_DF` entries is therefore answered from the entries holding it in a boosted column
+(:data:`BOOSTED`: title, authors, tags — the columns whose weight outranks the abstract's); when fewer than
+``offset + limit`` entries hold it there, it is ranked in full. Bounds, tested in tests/test_search_rank.py:
+
+- A word in fewer than half the library's entries: the page is plain bm25's ranking restricted to those
+  entries, each with its full bm25 score (identical to plain bm25's). An entry holding the word only in its
+  abstract, venue, year or notes can be missing from it even where plain bm25 would rank it on the page.
+- A word in at least half the entries, and a prefix: the page is that of the query restricted to the boosted
+  columns (``{title authors tags} : term``: its bm25 ranking, scores and snippets), so the order can differ
+  from plain bm25's too, which also weighs the term's occurrences in the other columns. Such a word's plain
+  bm25 says little: FTS5 clamps the IDF of a term in at least half the rows to 1e-6, so every plain score lies
+  within 2.2e-6 of zero and orders by term frequency and length alone; ranking it exactly costs a probe of the
+  boosted set per match and bm25 of each boosted entry (``controlling``, 70,828 matches at 100k entries: 28 ms
+  against 18). A prefix is expanded again by every statement walking its matches (the row lists of all the
+  words it stands for merged: ~5-9 ms at 100k entries for ``syst*``): ranked exactly among the boosted it
+  cost two more (its walk, bm25's count of it) and a probe of the boosted set per match (``syst*`` 44 ms
+  against 21, ``impl*`` 25 against 13); restricted to the boosted columns it is ranked and shown by one
+  statement (as the one pass above) expanding only the short boosted row lists.
 """
 from __future__ import annotations
 
