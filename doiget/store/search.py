@@ -139,12 +139,12 @@ def page(conn: sqlite3.Connection, match: str, limit: int, offset: int = 0, clau
     # small library; in a larger one past COMMON_DF, where it may be common, and a word up to half the entries.
     prefix = "*" in match
     many = max(COMMON_DF, wanted) + 1
-    large, entries, matches = conn.execute(_COUNT_SQL, {"match": match, "few": few, "many": many, "half": not prefix,
-                                                        "common": COMMON_DF}).fetchone()
+    large, matches = conn.execute(_COUNT_SQL, {"match": match, "few": few, "many": many, "half": not prefix,
+                                               "common": COMMON_DF}).fetchone()
     if (many if large else few) and matches <= wanted:  # counted, and all on the page
         return _one_pass(conn, values, clauses) if matches else []
     common = matches > COMMON_DF
-    if common and (prefix or 2 * matches >= entries):  # ranked and shown by its boosted columns alone
+    if common and (prefix or 2 * matches >= conn.execute(_ENTRIES_SQL).fetchone()[0]):  # by its boosted columns alone
         boosted = _boosted(match)  # (a word's page looked up hit by hit; a prefix's in one pass, expanded once)
         rows = (_one_pass(conn, {**values, "match": boosted}, clauses) if prefix else
                 _two_passes(conn, boosted, limit, offset, clauses, params, common=False))
@@ -274,11 +274,12 @@ def is_one_term(match: str) -> bool:
 
 _LARGE_SQL = "SELECT max(id) > :common FROM entries"  # (entries <= max id: in a smaller library no word is common)
 # Whether the library can hold more than :common entries (entries <= max id: in a smaller one no word is
-# common), how many entries it holds, and how many rows :match matches, counting in such a library no further
-# than :many, or with :half than half its entries if that is more; else than :few.
-_COUNT_SQL = ("SELECT (SELECT max(id) FROM entries) > :common, (SELECT count(*) FROM entries), (SELECT count(*) "
-              "FROM (SELECT 1 FROM entries_fts WHERE entries_fts MATCH :match LIMIT CASE WHEN (SELECT max(id) FROM "
-              "entries) > :common THEN max(:many, :half * ((SELECT count(*) FROM entries) + 1) / 2) ELSE :few END))")
+# common), and how many rows :match matches, counting in such a library no further than :many, or with :half
+# than half its largest id if that is more (as far as telling whether half its entries match needs); else :few.
+_COUNT_SQL = ("SELECT (SELECT max(id) FROM entries) > :common, (SELECT count(*) FROM (SELECT 1 FROM entries_fts "
+              "WHERE entries_fts MATCH :match LIMIT CASE WHEN (SELECT max(id) FROM entries) > :common "
+              "THEN max(:many, :half * ((SELECT max(id) FROM entries) + 1) / 2) ELSE :few END))")
+_ENTRIES_SQL = "SELECT count(*) FROM entries"
 # Whether the library holds at most :common entries and fewer than :few rows match :match (a walk of at most
 # :few rows, skipped in a larger library, where the count is needed anyway).
 _FEWER = ("(SELECT max(id) FROM entries) <= :common AND (SELECT count(*) FROM (SELECT 1 FROM entries_fts "
