@@ -42,7 +42,6 @@ from __future__ import annotations
 import functools
 import re
 import sqlite3
-import string
 import threading
 import time
 from collections.abc import Iterable, Sequence
@@ -104,7 +103,7 @@ ONE_PASS_BUDGET = 10
 _ROW_BUDGET = "doiget_row_budget"
 _rows = threading.local()  # this thread's one-pass statement: its connection, how many more rows may enter its top
 _ONE_TERM = re.compile(r'"[^"\s]+"\*?')  # what doiget.store.fts.compile_query makes of one word or prefix
-_SEP = "\x1f"
+_SEP, _RS = "\x1f", "\x1e"  # the ASCII unit and record separators
 # What page() raises for a malformed MATCH expression (tell it apart with doiget.store.fts.is_fts_error).
 Error = sqlite3.OperationalError
 
@@ -288,19 +287,18 @@ _FEWER = ("(SELECT max(id) FROM entries) <= :common AND (SELECT count(*) FROM (S
 
 @functools.cache
 def _summary_columns(snippet: str = SNIPPET) -> str:
-    """What a hit shows, after its id and score: ref, title, authors, year, venue, ``snippet``, and its tags, PDF
-    and the kinds of the notices updating it (store/updates.py, for its update status) as one list, each item
-    marked by its first letter (t, p, u): most entries have none of them, and a result column costs more than the
-    subquery (~1k instructions per row). Lists are joined with the ASCII unit separator, which no name, tag or
-    update kind contains (written into the SQL as a literal: char(31) would be called per name); tags unordered
-    (:func:`_hits` sorts them: a sorter per hit cost more than the rest of its summary)."""
-    # The entry's own spelling of its authors, in order: the index holds them so (migration 0008).
-    return (f"{REF_SQL}, e.title, (SELECT group_concat(name, '{_SEP}') FROM entry_authors INDEXED BY "
-            "ix_entry_authors_shown WHERE entry_id = e.id AND role = 'author'), e.year, e.venue, "
-            f"{snippet}, (SELECT group_concat(item, '{_SEP}') FROM (SELECT 't' || t.name AS item FROM entry_tags et "
-            "JOIN tags t ON t.id = et.tag_id WHERE et.entry_id = e.id UNION ALL SELECT 'p' FROM artefacts x "
-            "WHERE x.entry_id = e.id AND x.kind = 'pdf' UNION ALL SELECT 'u' || kind FROM entry_updates u "
-            "WHERE u.entry_id = e.id AND u.direction = 'updated-by'))")
+    """What a hit shows, after its id and score: ref, title, year, venue, ``snippet``, and its summary (kept by the
+    triggers of migration 0009 in ``entry_hit_summary``: one row lookup per hit, one result column): its
+    authors, :data:`_RS`, then its tags (in order), PDF and the kinds of the notices updating it
+    (store/updates.py, for its update status) as one list of items marked by their first letter (t, p, u);
+    lists joined with :data:`_SEP`. No name, tag or update kind holds either separator."""
+    return f"{REF_SQL}, e.title, e.year, e.venue, {snippet}, (SELECT summary FROM entry_hit_summary WHERE id = e.id)"
+
+
+def summary_row(entry_id: int, authors: Sequence[str], tags: Sequence[str]) -> tuple[int, str]:
+    """The ``entry_hit_summary`` row of a new entry (no PDF, no notice) with ``authors`` (role 'author', in
+    order) and ``tags`` (in NOCASE order), as the triggers of migration 0009 compute it."""
+    return entry_id, _SEP.join(authors) + _RS + _SEP.join(["t" + tag for tag in tags])
 
 
 def shown(conn: sqlite3.Connection, match: str, ids: Sequence[int], *, seek: bool = False) -> dict[int, dict]:
@@ -316,20 +314,12 @@ def shown(conn: sqlite3.Connection, match: str, ids: Sequence[int], *, seek: boo
     return {hit["id"]: hit for hit in _hits(rows)}
 
 
-def _nocase(name: str) -> str:
-    """The sort key of SQLite's NOCASE collation (tags.name's): ASCII letters folded, then code point order
-    (UTF-8 byte order); no two tags are equal under it."""
-    return name.translate(_ASCII_LOWER)
-
-
-_ASCII_LOWER = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
-
-
 def _hits(rows: Iterable[Sequence[Any]]) -> list[dict[str, Any]]:
     """The search hits (dicts of all their fields, in field order; no full-text passage) of rows of ``e.id, score,``
     :func:`_summary_columns`."""
     hits = []
-    for entry_id, score, ref, title, authors, year, venue, snippet, listed in rows:
+    for entry_id, score, ref, title, year, venue, snippet, summary in rows:
+        authors, _, listed = summary.partition(_RS)
         tags, has_pdf, update_status = _listed(listed) if listed else ([], False, None)
         hits.append({"id": entry_id, "ref": ref, "title": title, "authors": authors.split(_SEP) if authors else [],
                      "year": year, "venue": venue, "tags": tags, "has_pdf": has_pdf, "score": score,
@@ -347,4 +337,4 @@ def _listed(listed: str) -> tuple[list[str], bool, str | None]:
             kinds.add(item[1:])
         else:
             has_pdf = True
-    return sorted(tags, key=_nocase), has_pdf, status_of_kinds(kinds)
+    return tags, has_pdf, status_of_kinds(kinds)
