@@ -8,6 +8,7 @@ from __future__ import annotations
 import gzip
 import logging
 import os
+import re
 from pathlib import Path
 
 import bibtexparser
@@ -28,9 +29,18 @@ def _entry(entry: Entry | BibBlock) -> tuple:
     return entry.start_line, entry.entry_type, entry.key, [(f.key, f.value) for f in entry.fields]
 
 
+# A line whose first mark is "%" outside a block, as in every case here: comment text to biber, JabRef, Zotero and
+# doiget, while bibtexparser reads a block start on it; its "@" is taken out for bibtexparser (and out of ours).
+_COMMENTED_AT = re.compile(r"^([ \t]*%[^\n@]*)@", re.M)
+
+
+def _uncommented(text: str) -> str:
+    return _COMMENTED_AT.sub(r"\1(at)", text)
+
+
 def _theirs(text: str) -> dict:
     logging.getLogger("bibtexparser").disabled = True  # it logs every broken block
-    library = bibtexparser.parse_string(text, parse_stack=[])
+    library = bibtexparser.parse_string(_uncommented(text), parse_stack=[])
     failed = []
     for block in library.failed_blocks:
         inner = getattr(block, "ignore_error_block", None)
@@ -52,7 +62,7 @@ def _ours(text: str) -> dict:
     failed = [(f.line, _entry(f.entry) if f.entry else None, f.duplicate_key, None if f.aborted else f.error)
               for f in split.failed]
     return {"entries": [_entry(e) for e in split.entries], "failed": failed, "strings": split.strings,
-            "preambles": split.preambles, "comments": split.comments}
+            "preambles": split.preambles, "comments": [_uncommented(comment) for comment in split.comments]}
 
 
 def _text(path: Path) -> str:
@@ -99,6 +109,8 @@ ODD = {
     "type-variants": "@{a, t={x}}\n@Article  {b, t={x}}\n@commentary{c, t={x}}\n@stringy{d = {x}}",
     "only-comments": "just some text\n% and a line",
     "empty": "",
+    "commented-out": "% @misc{a, title = {x}}\n@misc{b, title = {y}}\n  %@article{c,\n%  t = {w}\n%}\n"
+                     "\\% @misc{d, title = {escaped}}\n% @misc{b, title = {a key taken by no block}}",
 }
 
 
@@ -114,7 +126,7 @@ def test_syntax_errors_say_what_went_wrong():
 
 
 _FRAGMENTS = ["@article{", "@misc(", "@string{", "@comment{", "@preamble{", "key,", "title = ", "{", "}", "(", ")",
-              '"', '{"}', "\\", "#", ",", "=", "\n", "\r\n", " ", "@", "x", " and ", "%", "{{{{{{{", "}}}}}}}",
+              '"', '{"}', "\\", "#", ",", "=", "\n", "\r\n", " ", "@", "x", " and ", r"\%", "{{{{{{{", "}}}}}}}",
               "\n@misc{k, t = {v}}\n"]
 
 

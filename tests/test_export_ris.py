@@ -69,3 +69,53 @@ def test_every_type_the_reader_knows_comes_back():
     for csl_type in set(RIS_TO_CSL_TYPE.values()):
         (record,) = parse_ris(to_ris([Work(title="T", type=csl_type)]))
         assert record.work.type == csl_type
+
+
+def test_particles_come_back_from_a_ris_export_as_they_were():
+    # RIS writes "van de Kieft, C." and "La Fontaine, Jean de"; the reader took the whole part before the comma for
+    # the family name ("van de Kieft") and the particle after the given name for one: 30 records of the corpus
+    # changed their names on a RIS round trip that way.
+    from corpus import BIB, records
+
+    from doiget.formats.names import make_author
+
+    works = [r.work for r in records(BIB / "zotero_latin_greek_terminology.bib") if r.key == "niermeyer:2002mediae"]
+    works += [Work(title="Fables", authors=[make_author(family="La Fontaine", dropping_particle="de", given="Jean")])]
+    again = [r.work for r in parse_ris(to_ris(works))]
+    assert [w.authors for w in again] == [w.authors for w in works]
+    assert works[0].authors[1].particle == "van de"
+
+
+def test_what_ris_cannot_carry_is_named():
+    # RIS has no tag for a BibTeX-only field (rights, editora) or for some CSL variables (number of pages, the
+    # event's place): the export names them, and the library's export warns of them, never silently drops them.
+    from corpus import BIB, records
+
+    from doiget.formats.ris import not_carried
+
+    work = next(r.work for r in records(BIB / "zotero_latin_greek_terminology.bib") if "rights" in r.work.extra.get("bibtex", {}))
+    lost = not_carried(work)
+    assert "BibTeX field rights" in lost and "title" not in " ".join(lost)
+    assert not_carried(Work(title="T", extra={"number-of-pages": "12", "ISBN": "978-3-16-148410-0"})) == [
+        "number-of-pages"]
+    file_field = next(r.work for r in records(BIB / "mendeley_vera_sport_vision.bib"))
+    assert "BibTeX field file" not in not_carried(file_field)
+    (back,) = parse_ris(to_ris([file_field]))
+    assert back.files == [file_field.extra["bibtex"]["file"]]
+
+
+def test_the_library_export_warns_of_what_ris_cannot_carry(tmp_path, caplog):
+    from corpus import BIB, read
+
+    from doiget.config import Config
+    from doiget.library import Library
+
+    with Library(Config(home=tmp_path, profile="full")) as lib:
+        lib.import_bibliography(read(BIB / "zotero_latin_greek_terminology.bib"), "bibtex")
+        with caplog.at_level("WARNING"):
+            lib.export("ris")
+        warned = [r.getMessage() for r in caplog.records if "RIS has no tag for" in r.getMessage()]
+        assert any("BibTeX field rights" in message for message in warned)
+        caplog.clear()
+        lib.export("bibtex")
+        assert not [r for r in caplog.records if "RIS has no tag" in r.getMessage()]

@@ -479,8 +479,17 @@ def test_percent_comments_inside_an_entry_are_no_part_of_its_fields():
     assert works["wong2016null"].work.publisher == "Hong Kong College of Psychiatrists"
     assert "comment '% A comment at the end of the entry' after field 'publisher' not kept" in \
         works["wong2016null"].problems
-    assert not any(name.startswith("%") for r in works.values() for name in r.work.extra.get("bibtex", {})
-                   if r.key != "rlang")  # rlang: an entry commented out line by line, kept as the splitter reads it
+    assert not any(name.startswith("%") for r in works.values() for name in r.work.extra.get("bibtex", {}))
+
+
+def test_an_entry_commented_out_line_by_line_is_no_entry():
+    # typst's comments.bib comments out "% @manual{rlang," line by line: it was read as an entry (no title, fields
+    # named "%   title"), and its key taken, so a real entry of that key read as a duplicate. biber, JabRef and
+    # Zotero read "%" to the end of a line as a comment.
+    assert "rlang" not in [r.key for r in records(BIB / "typst_comments.bib")]
+    text = read(BIB / "typst_comments.bib") + "\n@manual{rlang, title = {R}, year = {2024}}\n"
+    again = {r.key: r for r in parse_bibliography(text, "bibtex")}
+    assert again["rlang"].work.title == "R" and not again["rlang"].problems
 
 
 def test_an_ovid_line_after_er_belongs_to_its_record():
@@ -490,3 +499,35 @@ def test_an_ovid_line_after_er_belongs_to_its_record():
     assert len(read) == 6
     assert read[0].work.extra["ris"]["unknown_tag"]["NL"] == ["Clin Psychol Psychother"]
     assert "NL line after the record's ER read as part of it" in read[0].problems
+
+
+def test_an_unbraced_organisation_name_is_one_literal_name():
+    # Zotero's BibTeX export of the geomatics textbook writes some corporate authors without braces: BibTeX's
+    # rules made "Department of Regional Economic Expansion" given "Department", particle "of", family "Regional
+    # Economic Expansion", and "Kent State University" a Mr University. An unbraced name without a comma that has an
+    # organisation's word or a lower-case "of", "for", "the", "on" is read whole (and said so); braced it is as before.
+    geomatics = records(BIB / "zotero_geomatics_textbook.bib.gz")
+    names = {a.name: a for r in geomatics for a in r.work.authors}
+    for name in ("Department of Regional Economic Expansion", "Kent State University", "Dominion Bureau of Statistics",
+                 "Ministry of Agriculture and Food", "Special Committee on Land Use in Canada"):
+        assert names[name].literal and names[name].family is None, names[name]
+    statista = next(r for r in records(BIB / "typst_gral.bib") if r.key == "statista_research_department_leading_2018")
+    assert statista.work.authors[0].literal
+    assert "name 'Statista Research Department' read as an organisation's name, not split" in statista.problems
+    (again,) = records_of(to_bibtex([statista.work]))
+    assert again.work.authors == statista.work.authors
+    people = {a.name: a for r in geomatics for a in r.work.authors if not a.literal}
+    assert people["Laura La Bella"].family == "La Bella" and people["Nai hsien Mao"].family == "Mao"
+
+
+def test_a_ris_name_written_family_then_initials_is_a_person():
+    # Embase writes "A1  - Adler D.G.": the RIS reader took every name without a comma but with a space for an
+    # organisation's (one literal name), so each author of the Embase export lost its family and given names.
+    embase = records(BIB / "embase_duplication_cysts.ris")
+    adler = next(a for r in embase for a in r.work.authors if a.name.startswith("D.G."))
+    assert (adler.family, adler.given, adler.literal) == ("Adler", "D.G.", False)
+    assert not [a.name for r in embase for a in r.work.authors if a.literal]
+    (who,) = parse_ris("TY  - RPRT\nAU  - World Health Organization\nAU  - Kent State University\nAU  - UNESCO\n"
+                       "TI  - A report\nER  - \n")
+    assert [(a.name, a.literal) for a in who.work.authors] == [
+        ("World Health Organization", True), ("Kent State University", True), ("UNESCO", False)]

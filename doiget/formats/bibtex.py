@@ -8,6 +8,7 @@ O for Greek Ο, ú for ű, a hyphen for U+2212) a closer text macro is written, 
 """
 from __future__ import annotations
 
+import html
 import re
 from collections.abc import Sequence
 from functools import lru_cache
@@ -109,7 +110,35 @@ def _title_fields(work: Work) -> list[tuple[str, str]]:
             return [("title", _as_written(raw.get("title"), main) or _title(main)), ("subtitle", subtitle)]
         if title == decoded:
             return [("subtitle", subtitle)]
-    return [("title", _as_written(raw.get("title"), title) or _title(title))] if title else []
+    return [("title", _as_written(raw.get("title"), title) or _rich_title(work) or _title(title))] if title else []
+
+
+_RICH_TAG = re.compile(r"<(/?)(i|em|b|strong|sc|sup|sub)>")
+_RICH_MACRO = {"i": "textit", "em": "textit", "b": "textbf", "strong": "textbf", "sc": "textsc",
+               "sup": "textsuperscript", "sub": "textsubscript"}
+
+
+def _spaced(rich_text: str) -> str:
+    """A piece of rich text between tags as a title's LaTeX, with the spaces it starts or ends with."""
+    text = html.unescape(rich_text)
+    if not text.strip():
+        return " " if text else ""
+    return " " * text[0].isspace() + _title(text) + " " * text[-1].isspace()
+
+
+def _rich_title(work: Work) -> str | None:
+    """The work's CSL rich-text title (Zotero's ``<i>De Medicina</i>``) with LaTeX text styles
+    (``\\textit{De Medicina}``), when it has one that reads as the title."""
+    rich = work.extra.get("title-rich")
+    if not isinstance(rich, str) or "<" not in rich or html.unescape(_RICH_TAG.sub("", rich)) != work.title:
+        return None
+    out, pos = [], 0
+    for match in _RICH_TAG.finditer(rich):
+        out += [_spaced(rich[pos:match.start()]), "}" if match.group(1) else f"\\{_RICH_MACRO[match.group(2)]}{{"]
+        pos = match.end()
+    out.append(_spaced(rich[pos:]))
+    latex = "".join(out)
+    return latex if _balanced(latex) else None
 
 
 def _as_written(written: str | None, text: str) -> str | None:

@@ -16,7 +16,7 @@ from doiget.errors import DoigetError, ErrorCode
 from doiget.formats.bibtex_split import BibBlock, split_bibtex
 from doiget.formats.fields import (BIB_DATE_FIELDS, BIB_NAME_FIELDS, BIB_TO_CSL, BIB_TO_CSL_TYPE, BOOKTITLE_TYPES,
                                    CSL_TO_BIB, ISSUE_TYPES, MONTHS, bib_type, container_field)
-from doiget.formats.latex import unescape_verbatim, untex
+from doiget.formats.latex import RICH_TAG, rich_text, unescape_verbatim, untex
 from doiget.formats.names import bibtex_author, split_names, split_top_level
 from doiget.formats.record import (YEAR, ImportRecord, clean, find_ids, iso_date, keywords, leading_date, make_record,
                                    pages)
@@ -248,6 +248,17 @@ def _date(fields: dict[str, str]) -> tuple[int | None, str | None, dict[str, str
     return parts[0], iso_date(parts), kept if year.group(0) == year_text else {**kept, "year": year_text}
 
 
+def _rich_title(fields: dict[str, str], text: dict[str, str], title: str | None) -> str | None:
+    """The title (and subtitle) as CSL rich text when the .bib styles some of it (``\\emph{De Medicina}``, Zotero's
+    ``<i>``), else None."""
+    styled = [rich_text(fields[name]) if name in fields and "\\" in fields[name] else None
+              for name in ("title", "subtitle")]
+    if not any(styled):
+        return None
+    rich = ": ".join(style or text[name] for style, name in zip(styled, ("title", "subtitle")) if text.get(name))
+    return rich if RICH_TAG.sub("", rich) == title else None
+
+
 def _csl_date(value: str) -> dict[str, Any]:
     value = value.strip()
     parts, end = leading_date(value)
@@ -298,6 +309,9 @@ def bib_record(key: str | None, kind: str, fields: dict[str, str], problems: lis
     if text.get("subtitle"):
         title = f"{title}: {text['subtitle']}" if title else text["subtitle"]
         bibtex["subtitle"] = fields["subtitle"]
+    rich = _rich_title(fields, text, title)
+    if rich:
+        extra["title-rich"] = rich
     year, published, kept_dates = _date(fields)
     bibtex.update(kept_dates)
     for name in ("month", "day"):

@@ -6,7 +6,9 @@ what that walk would read the same way (values with braces nested at most 6 deep
 ``@type{`` inside); any block they do not accept — ``@string``, ``@comment``, ``@preamble``,
 ``(``-delimited blocks, deep braces, broken entries — is read by :class:`_Scanner`, a port of
 bibtexparser's mark walk (same marks, same error recovery, same start lines), so the two cannot
-disagree on a block. ``tests/test_bibtex_split.py`` compares both with bibtexparser itself.
+disagree on a block. ``tests/test_bibtex_split.py`` compares both with bibtexparser itself. One
+difference: between blocks, a ``%`` comments out the rest of its line, as biber, JabRef and Zotero
+read it, so an entry commented out line by line (``% @article{...``) is comment text, no block.
 
 :class:`_Scanner` is adapted from bibtexparser 2's ``splitter.py``, Copyright (c) 2021 Michael Weiss,
 MIT License (``LICENSES/bibtexparser-MIT.txt``).
@@ -20,6 +22,7 @@ from dataclasses import dataclass, field
 _AT = r"@\w*[ \t]*(?=[{(])"  # a block start: bibtexparser's mark for "@type" before "{" or "("
 _BLOCK_START = re.compile(_AT)
 _MARK = re.compile(r"(?<!\\)[{}\",=]|" + _AT)
+_COMMENT = re.compile(r"(?<!\\)%")  # a comment's start between blocks
 _PAREN_MARK = re.compile(r"(?<!\\)[{}\",=)]|" + _AT)
 
 # Tokens that are no mark: a backslash run escapes the character after it (as the splitter's
@@ -141,6 +144,9 @@ class _Scanner:
             mark, self.pending = self.pending, None
             if mark is None or mark[2][0] != "@":  # outside blocks only block starts count
                 match = _BLOCK_START.search(s, self.pos)
+                while match is not None and _COMMENT.search(s, max(s.rfind("\n", 0, match.start()), comment_start),
+                                                            match.start()):
+                    match = _BLOCK_START.search(s, match.end())  # after a "%" on its line: a comment's text
                 if match is None:
                     break
                 mark = match.start(), match.end(), match.group()

@@ -102,6 +102,39 @@ def untex(value: str) -> str:
     return " ".join(text.split())
 
 
+# LaTeX text styles and the CSL rich-text tags they are (\emph: Better BibTeX's spelling of Zotero's <i>). While a
+# text is decoded each style's braces are two private-use characters, which untex passes through.
+RICH_TAGS = {"textit": "i", "emph": "i", "textbf": "b", "textsc": "sc", "textsuperscript": "sup",
+             "textsubscript": "sub"}
+_STYLE = re.compile(r"\\(" + "|".join(RICH_TAGS) + r")\s*\{")
+_MARKS = {tag: (chr(0xE010 + 2 * i), chr(0xE011 + 2 * i)) for i, tag in enumerate(dict.fromkeys(RICH_TAGS.values()))}
+_MARK_TAG = {mark: f"<{'/' * end}{tag}>" for tag, marks in _MARKS.items() for end, mark in enumerate(marks)}
+_MARK = re.compile("[" + "".join(_MARK_TAG) + "]")
+RICH_TAG = re.compile(r"</?(?:" + "|".join(_MARKS) + ")>")  # the tags rich_text writes
+
+
+def rich_text(value: str) -> str | None:
+    """A LaTeX field as CSL rich text (``the \\emph{De Medicina} of`` -> ``the <i>De Medicina</i> of``), None when
+    it has no text style."""
+    if not _STYLE.search(value):
+        return None
+    chars, closing = list(value), {}
+    for match in _STYLE.finditer(value):
+        depth, end = 0, match.end() - 1
+        for end in range(match.end() - 1, len(value)):
+            depth += (value[end] == "{") - (value[end] == "}")
+            if depth == 0:
+                break
+        if depth:
+            return None  # unbalanced: not read as a style
+        opening, closing[end] = _MARKS[RICH_TAGS[match.group(1)]]
+        chars[match.start()] = opening
+        chars[match.start() + 1:match.end()] = [""] * (match.end() - match.start() - 1)
+    for end, mark in closing.items():
+        chars[end] = mark
+    return _MARK.sub(lambda m: _MARK_TAG[m.group()], untex("".join(chars)))
+
+
 # What .bib writers put in a DOI or URL for classic BibTeX, whose text mode takes none of these characters bare:
 # Mendeley's {\_}, BibDesk's \& and \% (both in the real files of tests/fixtures), hand-written \_ and $\_$.
 # A backslash or a brace is never part of a DOI or URL (RFC 3986 has them percent-encoded), so the escape is

@@ -7,7 +7,8 @@ never raises on odd names (trailing or extra commas), which pybtex's ``Person`` 
 made only of letters, dots, apostrophes and hyphens take a fast path that applies the same
 rules; a test checks both agree on every name of the corpus. Better BibTeX's extended form
 (``family=Krol, given=Roel, prefix=van de``) is read too. A name wrapped whole in braces is an
-organisation (``literal``).
+organisation (``literal``), and so is an unbraced name without a comma that holds an organisation's word
+(``Kent State University``, ``Department of ...``: see ``_ORGANISATION``), which is reported.
 """
 from __future__ import annotations
 
@@ -79,6 +80,29 @@ def _initials_at(words: list[str]) -> int | None:
     return None
 
 
+def family_and_initials(name: str) -> tuple[str, str] | None:
+    """(family, initials) of a name written family first, initials last, without a comma (``Adler D.G.``,
+    PubMed's and Embase's order); None for any other name, an organisation's among them."""
+    words = name.split()
+    split = _initials_at(words)
+    if split is None or _ORGANISATION.search(name):
+        return None
+    return " ".join(words[:split]), " ".join(words[split:])
+
+
+def with_particles(family: str, given: str) -> dict[str, str]:
+    """The parts of a name written ``family, given`` (RIS, EndNote) with its particles apart, as BibTeX reads
+    ``von Last, First``: lower-case words leading the family part (``van de Kieft``) are its particle, those
+    ending the given part (``Jean de``, as RIS writes La Fontaine's) its dropping particle."""
+    words, names = family.split(), given.split()
+    von = max((i + 1 for i, word in enumerate(words[:-1]) if _lower(word)), default=0)
+    first = len(names)
+    while first > 1 and _lower(names[first - 1]):
+        first -= 1
+    return {"family": " ".join(words[von:]), "particle": " ".join(words[:von]), "given": " ".join(names[:first]),
+            "dropping_particle": " ".join(names[first:])}
+
+
 def _lower(word: str) -> bool:
     return word[0].islower()
 
@@ -142,6 +166,15 @@ def _is_braced_whole(name: str) -> bool:
     return True
 
 
+# An unbraced name with no comma that holds one of these words is an organisation's, not a person's: BibTeX would
+# make "Kent State University" a Mr University. Words that are also surnames (Press, Bank, Service) are not here.
+_ORGANISATION = re.compile(
+    r"\s(?:of|for|the|on)\s|\b(?:Organi[sz]ations?|Associations?|Institute|Society|Universit(?:y|ies|ät|é)|Council|"
+    r"Agency|Department|Ministry|Committee|Foundation|Commission|Government|Corporation|Consortium|Federation|"
+    r"Bureau|Statistics|Collaboration|Administration|Laborator(?:y|ies)|Research|Project|Programme|Initiative|"
+    r"Centre|Senate|Parliament|Authority|Office|Group|Team|Inc|Ltd|GmbH)\b")
+
+
 @lru_cache(maxsize=65536)
 def bibtex_author(name: str, decode: Callable[[str], str]) -> tuple[Author, str | None]:
     """One BibTeX name as an :class:`Author` and a warning (None when the name read cleanly);
@@ -151,6 +184,8 @@ def bibtex_author(name: str, decode: Callable[[str], str]) -> tuple[Author, str 
         name = name.replace("---", "\u2014").replace("--", "\u2013")
     if "\\" in name:  # accented letters ({\"u}, \'{e}) are letters of their word, as in BibTeX
         name = _SPECIAL_CHAR.sub(lambda m: decode(m.group(0)), name)
+    if " " in name and "," not in name and _ORGANISATION.search(name) and not _is_braced_whole(name):
+        return make_author(literal=decode(name)), f"name {name!r} read as an organisation's name, not split"
     if _PLAIN_NAME.match(name) and name.count(",") <= 1:
         words = name.split()
         split = _initials_at(words) if "," not in name else None

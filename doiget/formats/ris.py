@@ -2,7 +2,9 @@
 
 Everything :mod:`doiget.formats.ris_read` reads is written back under the same tag, so a RIS file
 imported and exported again keeps its fields; the tags a RIS import kept unread (``extra["ris"]``)
-are written back as they came.
+are written back as they came. A .bib file's ``file`` goes in ``L1``, an "and others" in a last ``AU  - et al.``;
+what RIS has no tag for (a CSL variable such as the number of pages, a BibTeX-only field such as ``rights``)
+is named by :func:`not_carried`, and the library's export warns of it.
 """
 from __future__ import annotations
 
@@ -12,9 +14,9 @@ from typing import Any
 
 from rispy import TAG_KEY_MAPPING
 
-from doiget.formats.fields import RIS_NAME_ROLES, RIS_TO_CSL, csl_variable
+from doiget.formats.fields import CSL_ALSO_SPELT, RIS_NAME_ROLES, RIS_TO_CSL, csl_variable, et_al_mark
 from doiget.formats.ris_read import RIS_TO_CSL_TYPE
-from doiget.models import Author, Work
+from doiget.models import ET_AL, Author, Work
 from doiget.notices import citation_note
 
 # CSL type -> RIS TY: the first RIS type the reader maps to it (a statute is STAT, a map MAP, ...); a review is
@@ -52,12 +54,20 @@ def _date(value: Any) -> str | None:
     return value.get("raw") or value.get("literal") if isinstance(value, dict) else None
 
 
+def _names(tag: str, people: list[Author], role: str, others: Any) -> list[tuple[str, str]]:
+    """One line per person, and ``et al.`` (what the reader takes for "and others") when the list was cut short."""
+    cut = isinstance(others, list) and et_al_mark(role) in others
+    return [(tag, ris_name(a)) for a in people] + ([(tag, "et al.")] if cut and people else [])
+
+
 def _record(work: Work) -> list[tuple[str, str | None]]:
     kind = ris_type(work)
     extra = work.extra
+    others = extra.get(ET_AL)
     lines = [("TY", kind), ("ID", work.citekey)]
-    lines += [("AU", ris_name(a)) for a in work.authors]
-    lines += [(tag, ris_name(a)) for tag, role in RIS_NAME_ROLES.items() for a in work.contributors.get(role, [])]
+    lines += _names("AU", work.authors, "author", others)
+    for tag, role in RIS_NAME_ROLES.items():
+        lines += _names(tag, work.contributors.get(role, []), role, others)
     kept = _kept(extra.get("ris") or {})  # tags read from a RIS file and kept as written
     kept_tags = {tag for tag, _ in kept}
     conference = kind == "CONF"  # T2 the conference's name, C3 its proceedings (the RIS spec; Zotero reads them so)
@@ -86,7 +96,27 @@ def _record(work: Work) -> list[tuple[str, str | None]]:
     note = extra.get("note")
     lines += [("N1", line) for line in (note.splitlines() if isinstance(note, str) else [])]
     lines.append(("N1", citation_note(work.updates or [])))  # a retracted (withdrawn, ...) work says so
+    bibtex_file = (extra.get("bibtex") or {}).get("file")
+    if bibtex_file and "L1" not in kept_tags:
+        lines.append(("L1", bibtex_file))
     return lines + kept
+
+
+# What the export writes elsewhere or needs not write: the title as a .bib wrote it (TI has its text), a CSL
+# title's markup, which field or type the record had in another format (TY says the type).
+_WRITTEN = frozenset({"ISBN", "ISSN", "note", "accessed", "ris", "ris-type", "bibtex-type", "bibtex-fields", ET_AL,
+                      "title-rich", "container-title-rich", *RIS_TO_CSL.values(), *CSL_ALSO_SPELT.values()})
+_WRITTEN_BIBTEX = frozenset({"title", "subtitle", "file"})
+
+
+def not_carried(work: Work) -> list[str]:
+    """What of ``work`` its RIS record leaves out, RIS having no tag for it: CSL variables by name, BibTeX-only
+    fields as ``BibTeX field NAME``."""
+    lost = [name for name in work.extra if name not in _WRITTEN and name != "bibtex"
+            and not (name == "event-title" and ris_type(work) == "CONF")]
+    lost += [f"BibTeX field {name}" for name in (work.extra.get("bibtex") or {}) if name not in _WRITTEN_BIBTEX]
+    lost += [f"{role} names" for role in work.contributors if role not in RIS_NAME_ROLES.values()]
+    return lost
 
 
 def _kept(ris: dict[str, Any]) -> list[tuple[str, str]]:

@@ -13,7 +13,7 @@ from rispy import TAG_KEY_MAPPING
 
 from doiget.errors import DoigetError, ErrorCode
 from doiget.formats.fields import RIS_NAME_ROLES, RIS_TO_CSL, et_al_mark
-from doiget.formats.names import make_author, stands_for_others
+from doiget.formats.names import family_and_initials, make_author, stands_for_others, with_particles
 from doiget.formats.record import (YEAR, ImportRecord, clean, find_ids, iso_date, keywords, leading_date,
                                    make_record)
 from doiget.models import ET_AL, Author
@@ -118,8 +118,11 @@ def _ris_name(name: str) -> Author:
     family, _, rest = name.partition(",")
     given, _, suffix = rest.partition(",")
     if not rest:
-        return make_author(literal=family) if " " in family.strip() else make_author(family=family)
-    return make_author(family=family, given=given, suffix=suffix)
+        if " " not in family.strip():
+            return make_author(family=family)
+        parts = family_and_initials(family)  # Embase's "Adler D.G."; else an organisation's name, kept whole
+        return make_author(family=parts[0], given=parts[1]) if parts else make_author(literal=family)
+    return make_author(**with_particles(family, given), suffix=suffix)
 
 
 def _date_parts(value: str | None) -> tuple[list[int], bool]:

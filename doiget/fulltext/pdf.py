@@ -7,11 +7,15 @@ footers, page numbers and side stamps are dropped first (:mod:`.pdflayout`). Hea
 heading-shaped blocks whose font is notably larger than the page's body text (sizes rank into
 ``##``/``###``), or set in bold at body size, or wholly in one of the document's heading fonts
 (:mod:`.pdffonts`; numbering depth gives these two their level); consecutive heading lines of one
-size make one heading. Heading-like text above a caption with no prose between is a figure's label,
-not a heading. The title is the one :mod:`.pdfmeta` reads from page 1's lines (as the sniff does): those
-lines are the only level-1 heading, wherever the page sets them. On page 1, headings above the title are
-the journal's masthead, and before the first paragraph centred ones not followed by prose are authors,
-addresses and dates. Pages are read in one pass each (:mod:`.pdfpage`). Line-end hyphens are undone where
+size make one heading, and a heading wrapped onto a line set otherwise (an italic word, a run-in
+heading's last words before its paragraph) takes that line, or its part in the heading's font, along.
+Heading-like text above a caption with no prose between is a figure's label, and a label with smaller
+text beside it a row's first cell, not a heading; past page 1, a page with little prose and most of its
+text in short lines is a page of figures or tables, and none of its text is a heading. The title is the one :mod:`.pdfmeta` reads from page
+1's lines (as the sniff does): those lines are the only level-1 heading, wherever the page sets them; a
+heading that prints the title again (a summary page's, a cover's) is text. On page 1, headings above the
+title are the journal's masthead, and before the first paragraph centred ones not followed by prose are
+authors, addresses and dates. Pages are read in one pass each (:mod:`.pdfpage`). Line-end hyphens are undone where
 the document's own vocabulary says the word was split, kept where it says the word is a compound
 (:mod:`.hyphens`).
 """
@@ -28,7 +32,7 @@ from doiget.errors import DoigetError, ErrorCode
 from doiget.fulltext import pdffonts, pdflayout, pdfpage
 from doiget.fulltext.builder import TextBuilder
 from doiget.fulltext.document import Document
-from doiget.fulltext.hyphens import Vocabulary, join_lines
+from doiget.fulltext.hyphens import LINE_BREAKS, Vocabulary, join_lines
 from doiget.fulltext.pdfpage import Line
 from doiget.fulltext.pdfmeta import SNIFF_PAGES, PdfSniff, Title, pdf_title, sniff_document
 
@@ -40,6 +44,7 @@ HEADING_RATIO = 1.15
 MAX_HEADING_CHARS = 150
 MAX_HEADING_LINES = 4
 MIN_PAGE_CHARS_FOR_OWN_BODY = 300
+MIN_FIGURE_PAGE_CHARS = 150  # a page with less text (a keyword list, a closing note) says too little to be judged
 MIN_PROSE_LINE_CHARS = 25
 PROSE_LINES = 2
 PROSE_LINE_SPACES = 4
@@ -48,6 +53,7 @@ MIN_PAGE_BODY_SHARE = 0.8
 COLUMN_GUTTER_TOLERANCE = 0.03
 CELL_GAP_FACTOR = 1.5
 BOLD_MIN_RATIO = 0.95
+WORD_SPACE = 0.25  # font sizes: the space before a word
 MAX_BOLD_HEADING_CHARS = 120
 _HEAD_MARK = object()
 
@@ -117,11 +123,14 @@ def _lay_out(raw: list[_Page], title: Title | None) -> Document:
     pages = [_reading_order(blocks, page.width) for blocks, page in zip(kept, raw)]
     vocab = Vocabulary.of(line.text for blocks in pages for b in blocks for line in b.lines)
     prose = [_prose_sizes(blocks) for blocks in pages]
-    doc_body = _dominant(sum(prose, Counter()))
-    page_bodies = [_page_body(weights, doc_body) for weights in prose]
+    doc_body = _dominant(sum([weights for weights, _ in prose], Counter()))
+    page_bodies = [_page_body(weights, doc_body) for weights, _ in prose]
     kinds = [[_heading_kind(b, body, fonts) for b in blocks] for blocks, body in zip(pages, page_bodies)]
-    for blocks, page_kinds in zip(pages, kinds):
-        _demote_figure_labels(blocks, page_kinds)
+    for number, (blocks, page_kinds, (weights, chars)) in enumerate(zip(pages, kinds, prose)):
+        if number and _figure_page(weights, chars):  # page 1's title and front matter are judged below
+            page_kinds[:] = [None] * len(page_kinds)
+        else:
+            _demote_figure_labels(blocks, page_kinds)
     if pages and pages[0]:
         largest = max([b.size for blocks, page_kinds in zip(pages, kinds)
                        for b, kind in zip(blocks, page_kinds) if kind == "size"], default=0.0)
@@ -130,6 +139,7 @@ def _lay_out(raw: list[_Page], title: Title | None) -> Document:
 
     builder = TextBuilder()
     empty_pages: list[int] = []
+    title_key = _letters(title.text) if title and title.lines else ""
     for number, (blocks, page_kinds) in enumerate(zip(pages, kinds), start=1):
         builder.page_break(number)
         if not blocks:
@@ -146,10 +156,24 @@ def _lay_out(raw: list[_Page], title: Title | None) -> Document:
                 builder.paragraph("\n".join(block.rows) if block.is_table else join_lines(block.rows, vocab))
                 continue
             text = " ".join(join_lines(b.rows, vocab) for b in blocks[start:stop])
+            if title_key and _repeats(text, title_key):
+                builder.paragraph(text)
+                continue
             level = levels[_size_key(blocks[start].size)] if kind == "size" else _bold_level(text)
             builder.heading(text, level)
     return builder.build("pdf", title=title.text if title and title.lines else None, page_count=len(raw),
                          empty_pages=empty_pages)
+
+
+def _letters(text: str) -> str:
+    return "".join([c for c in text.casefold() if c.isalnum()])
+
+
+def _repeats(heading: str, title: str) -> bool:
+    """Whether ``heading`` prints the title again (letters and digits ``title``): whole, or its first line or lines
+    (a summary page before the article's first page, a cover sheet, a last page's citation box)."""
+    key = _letters(heading)
+    return key == title or (title.startswith(key) and len(key) * 2 >= len(title))
 
 
 def _open(data: bytes) -> pymupdf.Document:
@@ -241,12 +265,23 @@ def _block(lines: list[Line], bbox: tuple[float, float, float, float]) -> _Block
 def _split_leading_heading(lines: list[Line], fonts: frozenset[str]) -> list[list[Line]]:
     """A block cut where heading lines sit inside it: a run of at most three lines of one style (bold,
     larger than the rest of the block, or wholly in a heading font) that reads as a heading becomes a
-    part of its own."""
+    part of its own. A heading wrapped onto a line set otherwise (an italic gene name, a run-in heading's
+    end before its paragraph) takes that line, or the line's part in its font, along (:func:`_continues`)."""
     if len(lines) < 2:
         return [lines] if lines else []
     styles = [(line.bold, round(line.size * 2), line.single and line.font in fonts) for line in lines]
     if styles.count(styles[0]) == len(styles):
         return [lines]
+    right = max([line.bbox[2] for line in lines])
+    smallest = min(size for _, size, _ in styles)
+    for i in range(1, len(lines)):
+        bold, size, in_font = styles[i - 1]
+        if styles[i] != styles[i - 1] and (bold or in_font or size > smallest) and _continues(
+                lines[i - 1], lines[i], right):
+            styles[i] = styles[i - 1]
+            _restyle(lines[i], lines[i - 1])
+            if i + 1 < len(lines) and lines[i].text.endswith((".", ":")) and _beside(lines[i], lines[i + 1]):
+                lines[i].lead = len(lines[i].text)  # a run-in heading's last words, its paragraph beside them
     runs: list[list[Line]] = []
     for i, line in enumerate(lines):
         if i and styles[i - 1] == styles[i]:
@@ -255,16 +290,82 @@ def _split_leading_heading(lines: list[Line], fonts: frozenset[str]) -> list[lis
             runs.append([line])
     body = min(_size_key(line.size) for line in lines)
     parts: list[list[Line]] = []
-    for run in runs:
-        text = " ".join(line.text for line in run)
+    for k, run in enumerate(runs):
+        cut = _run_in_end(run[-1]) if len(run) > 1 and run[-1].font == run[-2].font else None
+        last = cut[0] if cut else run[-1]
+        text = " ".join([line.text for line in run[:-1]] + [last.text.rstrip(".:") if _run_in(last) else last.text])
         head = (len(run) <= MAX_HEADING_LINES
                 and (run[0].bold or run[0].size >= body * HEADING_RATIO or _in_heading_font(run[0], fonts))
-                and pdflayout.heading_shaped(text) and not text.endswith((".", "-")))
-        if head or not parts or parts[-1][0] is _HEAD_MARK:
+                and pdflayout.heading_shaped(text) and not text.endswith((".", "-"))
+                # a label with text beside it is a row's first cell (ACS's "ACCESS | Metrics & More")
+                and (k + 1 == len(runs) or _run_in(last) or not _level_with(last, runs[k + 1][0])))
+        if head and cut:
+            parts.extend([[_HEAD_MARK, *run[:-1], cut[0]], [cut[1]]])
+        elif head or not parts or parts[-1][0] is _HEAD_MARK:
             parts.append([_HEAD_MARK, *run] if head else list(run))
         else:
             parts[-1].extend(run)
     return [part[1:] if part[0] is _HEAD_MARK else part for part in parts]
+
+
+def _continues(line: Line, then: Line, right: float) -> bool:
+    """Whether ``then`` carries on the heading line ``line`` wrapped: the same size, starting no further in, not
+    bolder, set in ``line``'s font (or another of its family, bold alike), and ``line`` ends in a broken word or is
+    too long for ``then``'s first word to have fitted after it within the block's ``right`` edge."""
+    if (round(then.size * 2) != round(line.size * 2) or then.bbox[0] > line.bbox[0] + line.size / 2
+            or (then.bold and not line.bold) or line.text.endswith((".", ":")) or not then.text):
+        return False
+    if then.font != line.font and (then.bold != line.bold or _family(then.font) != _family(line.font)):
+        return False
+    if line.text.endswith(LINE_BREAKS):
+        return True
+    word = then.text.split(maxsplit=1)[0]
+    width = (then.bbox[2] - then.bbox[0]) * len(word) / len(then.text)
+    return line.bbox[2] + WORD_SPACE * line.size + width > right
+
+
+def _family(font: str) -> str:
+    """A font's family: ``UniversLTStd`` of ``AFFCMH+UniversLTStd-Obl``."""
+    return font.partition("+")[2].partition("-")[0] if "+" in font else font.partition("-")[0]
+
+
+def _restyle(line: Line, heading: Line) -> None:
+    """Set ``line`` as the rest of ``heading`` is (bold, font), in place: the title's lines are known by identity."""
+    line.bold, line.font, line.single = heading.bold, heading.font, heading.single
+
+
+def _run_in_end(line: Line) -> tuple[Line, Line] | None:
+    """A wrapped heading's last ``line`` cut in two where its font changes after a full stop, a colon or a wide
+    space and a capital starts the rest (``Complementation. We next ...``): the heading's words, their full stop
+    kept (a :func:`_run_in` line), and its paragraph's first line. None where the line is not so cut."""
+    if line.lead <= 0:
+        return None
+    head, rest = line.text[:line.lead].rstrip(), line.text[line.lead:]
+    stop = rest[:1] if rest[:1] in (".", ":") else ""  # a full stop set in the paragraph's font
+    rest = rest[len(stop):].lstrip()
+    head += stop
+    if not (head.endswith((".", ":")) or line.text[line.lead:line.lead + 2].startswith(("\u2002", "  "))
+            ) or not rest[:1].isupper():
+        return None
+    return (Line(head, line.size, line.bbox, line.bold, line.upright, line.font, line.single, len(head)),
+            Line(rest, line.size, line.bbox, False, line.upright, "", False))
+
+
+def _run_in(line: Line) -> bool:
+    """Whether ``line`` holds a run-in heading's last words (:func:`_run_in_end`): its full stop is no sentence's."""
+    return line.lead == len(line.text)
+
+
+def _level_with(line: Line, then: Line) -> bool:
+    """Whether ``then`` sits to the right of ``line`` within its height, on another baseline (a smaller label beside
+    a larger one; a paragraph run in after its heading shares the heading's baseline)."""
+    middle = (then.bbox[1] + then.bbox[3]) / 2
+    return then.bbox[0] >= line.bbox[2] and line.bbox[1] <= middle <= line.bbox[3] and not _beside(line, then)
+
+
+def _beside(line: Line, then: Line) -> bool:
+    """Whether ``then`` sits on ``line``'s baseline (bottoms less than 0.3 of the smaller size apart)."""
+    return abs(line.bbox[3] - then.bbox[3]) < 0.3 * min(line.size, then.size)
 
 
 def _in_heading_font(line: Line, fonts: frozenset[str]) -> bool:
@@ -282,15 +383,14 @@ def _rows(lines: list[Line]) -> tuple[list[str], bool]:
     # the common case first: no line shares the baseline of the line before it, so each is its own row
     prev = lines[0]
     for line in lines[1:]:
-        if abs(prev.bbox[3] - line.bbox[3]) < 0.3 * min(prev.size, line.size):
+        if _beside(prev, line):
             break
         prev = line
     else:
         return [line.text for line in lines], False
     rows = [[lines[0]]]
     for line in lines[1:]:
-        first = rows[-1][0]
-        if abs(first.bbox[3] - line.bbox[3]) < 0.3 * min(first.size, line.size):
+        if _beside(rows[-1][0], line):
             rows[-1].append(line)
         else:
             rows.append([line])
@@ -353,15 +453,26 @@ def _aligned(left: list[_Block], right: list[_Block]) -> bool:
     return hits * 2 > len(right) and sum(n for n in lines if n <= 2) * 2 >= sum(lines)
 
 
-def _prose_sizes(blocks: list[_Block]) -> Counter[float]:
-    """Characters per font size (rounded to half points) in the lines long enough to be prose: figure
-    labels and table cells say nothing of body text."""
+def _prose_sizes(blocks: list[_Block]) -> tuple[Counter[float], int]:
+    """Characters per font size (rounded to half points) in the lines long enough to be prose (figure labels and
+    table cells say nothing of body text), and the characters of all lines."""
     weights: Counter[float] = Counter()
+    chars = 0
     for block in blocks:
         for line in block.lines:
-            if (n := len(line.text)) >= MIN_PROSE_LINE_CHARS:
+            n = len(line.text)
+            chars += n
+            if n >= MIN_PROSE_LINE_CHARS:
                 weights[round(line.size * 2) / 2] += n
-    return weights
+    return weights, chars
+
+
+def _figure_page(weights: Counter[float], chars: int) -> bool:
+    """Whether a page of ``chars`` characters, ``weights`` (:func:`_prose_sizes`) of them in prose lines, is a page
+    of figures or tables: little prose, most of its text in short lines (labels, cells). Their text is no heading
+    (a preprint's figures at its end, with their legends pages before)."""
+    prose = weights.total()
+    return prose < MIN_PAGE_CHARS_FOR_OWN_BODY and prose * 2 < chars and chars >= MIN_FIGURE_PAGE_CHARS
 
 
 def _dominant(weights: Counter[float]) -> float:
@@ -377,10 +488,13 @@ def _page_body(weights: Counter[float], doc_body: float) -> float:
 
 def _heading_kind(block: _Block, body: float, fonts: frozenset[str]) -> str | None:
     """``"size"`` for a heading set larger than body text, ``"bold"`` for one set bold at body size,
-    ``"font"`` for one set wholly in one of the document's heading fonts."""
+    ``"font"`` for one set wholly in one of the document's heading fonts (its bold lines may set a word in italics:
+    a gene's or a species' name)."""
     if body <= 0 or block.is_table or len(block.lines) > MAX_HEADING_LINES or not block.lines[0].upright:
         return None
     text = " ".join(block.rows)
+    if _run_in(block.lines[-1]):
+        text = text.rstrip(".:")
     if not 0 < len(text) <= MAX_HEADING_CHARS:
         return None
     first = block.lines[0]
@@ -389,7 +503,7 @@ def _heading_kind(block: _Block, body: float, fonts: frozenset[str]) -> str | No
     elif (block.bold and block.size >= body * BOLD_MIN_RATIO and len(block.rows) <= 2
             and len(text) <= MAX_BOLD_HEADING_CHARS and not text.endswith(".")):
         kind = "bold"
-    elif (_in_heading_font(first, fonts) and all(line.single and line.font == first.font for line in block.lines)
+    elif (first.font in fonts and all([line.font == first.font and (line.single or line.bold) for line in block.lines])
             and block.size >= body * pdffonts.LEAD_MIN_SIZE_SHARE and not text.endswith(pdffonts.NOT_HEADING_END)):
         kind = "font"
     else:

@@ -160,10 +160,20 @@ def pdf_title(doc: pymupdf.Document, first_lines: list[Line]) -> Title | None:
 
 
 def metadata_title(doc: pymupdf.Document) -> str | None:
-    """The info dictionary's title, else the XMP packet's; None when it looks like a file name."""
+    """The info dictionary's title, its HTML character references read (Oxford's ``Apollo&rsquo;s``,
+    ``&#x2019;``), else the XMP packet's; None when it looks like a file name."""
     info = (doc.metadata or {}).get("title")
-    title = clean_inline(info if isinstance(info, str) else "") or _xmp_title(doc.get_xml_metadata() or "")
+    title = clean_inline(_chars(info) if isinstance(info, str) else "")
+    title = title or _xmp_title(doc.get_xml_metadata() or "")
     return title if title and not looks_like_file_name(title) else None
+
+
+_CHAR_REF = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
+
+
+def _chars(text: str) -> str:
+    """``text`` with its HTML character references read: some publishers write them into the info dictionary."""
+    return _CHAR_REF.sub(lambda ref: unescape(ref.group(0)), text) if "&" in text else text
 
 
 def first_page_title(lines: list[Line], meta_title: str | None = None) -> Title | None:
@@ -379,8 +389,8 @@ def info_authors(raw: str, page_text: str) -> list[Author]:
     name rules (``Caldas Ramos, Mayk and White, Andrew D``), else names written given name first, cut
     at ``;`` if any, else at ``,``, a last ``and`` or ``with``. A name the first pages print only in
     the other order (``Shahu Sneha`` for Sneha Shahu) is read that way. E-mail addresses and bracketed
-    notes are not part of a name."""
-    raw = clean_inline(_NOT_A_NAME.sub(" ", raw))
+    notes are not part of a name; HTML character references are read."""
+    raw = clean_inline(_NOT_A_NAME.sub(" ", _chars(raw)))
     if not raw:
         return []
     names = split_names(raw)

@@ -46,6 +46,7 @@ class Line(msgspec.Struct, gc=False):  # made in C: a third of a slotted datacla
     upright: bool = True
     font: str = ""  # the first character's font
     single: bool = False  # set in that font throughout (see _weigh)
+    lead: int = -1  # how many characters of ``text`` the first font's family sets, where another follows (see _weigh)
 
 
 class _Box(msgspec.Struct, gc=False):
@@ -175,15 +176,19 @@ def _line(line: _JsonLine, text: str, html: str) -> Line:
     bold = font.weight == "bold" or _bold_font(name)
     spans = html.count("<span")
     single = spans == 1
+    lead = -1
     if spans > 1:  # several style runs (blank ones aside): weigh their sizes, check each is bold
         blank_first = line.text[:1].isspace()  # then the JSON's font is a space's
-        size, bold, single = _weigh(html, name.partition("+")[2] or name, size, bold, blank_first)
+        size, bold, single, lead = _weigh(html, name.partition("+")[2] or name, size, bold, blank_first)
+        if lead > 0:  # counted in the line as read: its leading blanks are not in ``text``
+            lead = max(0, lead - (len(line.text) - len(line.text.lstrip())))
     upright = len(text) < MIN_ANGLED_CHARS or height <= UPRIGHT_HEIGHT * size or width >= height
-    return Line(text, size, (x0, y0, x0 + width, y0 + height), bold, upright, name, single)
+    return Line(text, size, (x0, y0, x0 + width, y0 + height), bold, upright, name, single, lead)
 
 
-def _weigh(html: str, font: str, first_size: float, first_bold: bool, blank_first: bool) -> tuple[float, bool, bool]:
-    """Dominant size, all-bold and one-font of a line from its style runs that are not blank (``blank_first``:
+def _weigh(html: str, font: str, first_size: float, first_bold: bool,
+           blank_first: bool) -> tuple[float, bool, bool, int]:
+    """Dominant size, all-bold, one-font and lead of a line from its style runs that are not blank (``blank_first``:
     the line starts with a space, whose font the JSON gave as the line's).
 
     Size: the size most characters are set in; HTML rounds sizes to 0.1 pt, so the JSON's exact size is
@@ -191,21 +196,32 @@ def _weigh(html: str, font: str, first_size: float, first_bold: bool, blank_firs
     calls bold (``Avenir-Medium``) counts for a line set in that one run only. One font: set in ``font``
     throughout, runs in its ligature companion (``Font+fb``, an ``fi`` glyph) and italic runs (a species
     name) aside; where MuPDF's HTML names only the family (``Avenir-Medium`` becomes ``Avenir``), only a
-    line of one run is.
+    line of one run is. Lead: the characters (blanks counted) set in the first run's family before the rest of the
+    line is set in others (a run-in heading's end, ``Complementation.``, before its paragraph); -1 where the line
+    is not so cut in two.
     """
     weights: dict[str, int] = {}
     first = ""
+    first_family = ""
     runs = 0
+    read = 0  # characters of the runs so far
+    lead = -1
     all_bold = True
     same_font = not _renamed(font)  # then checked run by run; a renamed font is one run or not single
     companion = font + "+"
     for b, italic, family, size, raw in _RUN.findall(html):
-        chars = len(unescape(raw).strip()) if "&" in raw else len(raw.strip())
+        text = unescape(raw) if "&" in raw else raw
+        chars = len(text.strip())
+        read += len(text)
         if not chars:
             continue
         if not runs:
-            first = size
+            first, first_family = size, family
             same_font = same_font and family == font
+        elif lead < 0 and family != first_family:
+            lead = read - len(text)
+        elif lead >= 0 and family == first_family:
+            lead = -2  # the first family again: a word set apart (a gene name), not what it leads
         runs += 1
         weights[size] = weights.get(size, 0) + chars
         if not b:
@@ -213,11 +229,12 @@ def _weigh(html: str, font: str, first_size: float, first_bold: bool, blank_firs
         if same_font and family != font and not family.startswith(companion) and not italic:
             same_font = bool(_ITALIC_FONT.search(family))
     if not runs:
-        return first_size, first_bold, False
+        return first_size, first_bold, False, -1
+    lead = max(lead, -1)
     single = not blank_first and (runs == 1 if _renamed(font) else same_font)
     dominant = first if len(weights) == 1 else max(weights, key=weights.__getitem__)
     size = first_size if dominant == first else float(dominant)
-    return size, all_bold or (runs == 1 and first_bold and not blank_first), single
+    return size, all_bold or (runs == 1 and first_bold and not blank_first), single, lead
 
 
 def _box(box: _Box) -> tuple[float, float, float, float]:

@@ -15,6 +15,7 @@ it, a full disk, a killed process) adds nothing.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import time
 from collections import Counter
@@ -31,7 +32,7 @@ from doiget.formats.bibtex import to_bibtex
 from doiget.formats.csl import to_csl_json
 from doiget.formats.importer import Format as ImportFormat
 from doiget.formats.importer import ImportRecord, iter_bibliography
-from doiget.formats.ris import to_ris
+from doiget.formats.ris import not_carried, to_ris
 from doiget.formats.keys import citation_key, key_aliases, unique_key, with_key_alias
 from doiget.formats.record import EMPTY
 from doiget.formats.fields import BABEL_LANGUAGES
@@ -47,6 +48,8 @@ from doiget.store import organise as organise_store
 from doiget.store import selects
 from doiget.store.names import name_signature, roles
 from doiget.store.store import Store
+
+log = logging.getLogger(__name__)
 
 EXPORT_FORMATS: tuple[str, ...] = ("bibtex", "csl-json", "ris")
 CHUNK_SIZE = 5000
@@ -695,6 +698,10 @@ def export(lib: Session, format: str = "bibtex", refs: list[checks.RefLike] | No
             organise_store.collection_id(conn, collection)
         selected = entry_store.load(conn, select_ids(conn, candidates, tag, collection))
     retractions.warn_exported(selected)
+    if format == "ris":
+        for entry in selected:
+            if lost := not_carried(entry):
+                log.warning("%s: RIS has no tag for %s; not in the RIS export", entry.ref_label, ", ".join(lost))
     return render(selected, format)
 
 

@@ -2,8 +2,9 @@
 (tests/fixtures/papers/pdf-expected, written by the extractor of main at b1d0e26 before the PDF
 speed work, and rewritten in session 6 for one intended change: a line-end hyphen before a capital or a
 digit is kept without a space, or dropped where the paper prints the word whole — "SciB- ERT" became
-"SciBERT", "EF- 1A" "EF-1A", a reference's "s41586- 018" "s41586-018"): faster extraction must not
-change a character.
+"SciBERT", "EF- 1A" "EF-1A", a reference's "s41586- 018" "s41586-018"), and in session 10 for another:
+a label with smaller text beside it is no heading part cut out of its block, so SPECTER's "P1 cite −−→P2 and
+P2 cite −−→P3" is one line again instead of three pieces): faster extraction must not change a character.
 
 After a deliberate change to PDF extraction, rewrite the expected files with
 ``python tests/fulltext/test_pdf_expected.py`` and review the diff.
