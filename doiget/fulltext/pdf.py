@@ -488,7 +488,8 @@ def _page_body(weights: Counter[float], doc_body: float) -> float:
 
 def _heading_kind(block: _Block, body: float, fonts: frozenset[str]) -> str | None:
     """``"size"`` for a heading set larger than body text, ``"bold"`` for one set bold at body size,
-    ``"font"`` for one set wholly in one of the document's heading fonts."""
+    ``"font"`` for one set wholly in one of the document's heading fonts (its bold lines may set a word in italics:
+    a gene's or a species' name)."""
     if body <= 0 or block.is_table or len(block.lines) > MAX_HEADING_LINES or not block.lines[0].upright:
         return None
     text = " ".join(block.rows)
@@ -502,7 +503,7 @@ def _heading_kind(block: _Block, body: float, fonts: frozenset[str]) -> str | No
     elif (block.bold and block.size >= body * BOLD_MIN_RATIO and len(block.rows) <= 2
             and len(text) <= MAX_BOLD_HEADING_CHARS and not text.endswith(".")):
         kind = "bold"
-    elif (_in_heading_font(first, fonts) and all(line.single and line.font == first.font for line in block.lines)
+    elif (first.font in fonts and all([line.font == first.font and (line.single or line.bold) for line in block.lines])
             and block.size >= body * pdffonts.LEAD_MIN_SIZE_SHARE and not text.endswith(pdffonts.NOT_HEADING_END)):
         kind = "font"
     else:
