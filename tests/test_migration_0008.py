@@ -47,7 +47,3 @@ def test_upgrade_replaces_the_role_index_with_a_covering_one(tmp_path):
             assert "COVERING INDEX ix_entry_authors_shown" in roles
         hits = {h.id: h.authors for h in lib.search("octopus")}
         assert hits == {i + 1: ["J. Mather", "J. Godfrey", "J. Anderson"][: 1 + i % 3] for i in range(6)}
-
-
-def test_one_alembic_head_equal_to_head_constant():
-    assert ScriptDirectory.from_config(migrate.alembic_config()).get_heads() == [migrate.HEAD] == ["0008"]

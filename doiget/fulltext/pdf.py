@@ -10,7 +10,8 @@ heading-shaped blocks whose font is notably larger than the page's body text (si
 size make one heading, and a heading wrapped onto a line set otherwise (an italic word, a run-in
 heading's last words before its paragraph) takes that line, or its part in the heading's font, along.
 Heading-like text above a caption with no prose between is a figure's label, and a label with smaller
-text beside it a row's first cell, not a heading. The title is the one :mod:`.pdfmeta` reads from page
+text beside it a row's first cell, not a heading; past page 1, a page with little prose and most of its
+text in short lines is a page of figures or tables, and none of its text is a heading. The title is the one :mod:`.pdfmeta` reads from page
 1's lines (as the sniff does): those lines are the only level-1 heading, wherever the page sets them; a
 heading that prints the title again (a summary page's, a cover's) is text. On page 1, headings above the
 title are the journal's masthead, and before the first paragraph centred ones not followed by prose are
@@ -43,6 +44,7 @@ HEADING_RATIO = 1.15
 MAX_HEADING_CHARS = 150
 MAX_HEADING_LINES = 4
 MIN_PAGE_CHARS_FOR_OWN_BODY = 300
+MIN_FIGURE_PAGE_CHARS = 150  # a page with less text (a keyword list, a closing note) says too little to be judged
 MIN_PROSE_LINE_CHARS = 25
 PROSE_LINES = 2
 PROSE_LINE_SPACES = 4
@@ -121,11 +123,14 @@ def _lay_out(raw: list[_Page], title: Title | None) -> Document:
     pages = [_reading_order(blocks, page.width) for blocks, page in zip(kept, raw)]
     vocab = Vocabulary.of(line.text for blocks in pages for b in blocks for line in b.lines)
     prose = [_prose_sizes(blocks) for blocks in pages]
-    doc_body = _dominant(sum(prose, Counter()))
-    page_bodies = [_page_body(weights, doc_body) for weights in prose]
+    doc_body = _dominant(sum([weights for weights, _ in prose], Counter()))
+    page_bodies = [_page_body(weights, doc_body) for weights, _ in prose]
     kinds = [[_heading_kind(b, body, fonts) for b in blocks] for blocks, body in zip(pages, page_bodies)]
-    for blocks, page_kinds in zip(pages, kinds):
-        _demote_figure_labels(blocks, page_kinds)
+    for number, (blocks, page_kinds, (weights, chars)) in enumerate(zip(pages, kinds, prose)):
+        if number and _figure_page(weights, chars):  # page 1's title and front matter are judged below
+            page_kinds[:] = [None] * len(page_kinds)
+        else:
+            _demote_figure_labels(blocks, page_kinds)
     if pages and pages[0]:
         largest = max([b.size for blocks, page_kinds in zip(pages, kinds)
                        for b, kind in zip(blocks, page_kinds) if kind == "size"], default=0.0)
@@ -448,15 +453,26 @@ def _aligned(left: list[_Block], right: list[_Block]) -> bool:
     return hits * 2 > len(right) and sum(n for n in lines if n <= 2) * 2 >= sum(lines)
 
 
-def _prose_sizes(blocks: list[_Block]) -> Counter[float]:
-    """Characters per font size (rounded to half points) in the lines long enough to be prose: figure
-    labels and table cells say nothing of body text."""
+def _prose_sizes(blocks: list[_Block]) -> tuple[Counter[float], int]:
+    """Characters per font size (rounded to half points) in the lines long enough to be prose (figure labels and
+    table cells say nothing of body text), and the characters of all lines."""
     weights: Counter[float] = Counter()
+    chars = 0
     for block in blocks:
         for line in block.lines:
-            if (n := len(line.text)) >= MIN_PROSE_LINE_CHARS:
+            n = len(line.text)
+            chars += n
+            if n >= MIN_PROSE_LINE_CHARS:
                 weights[round(line.size * 2) / 2] += n
-    return weights
+    return weights, chars
+
+
+def _figure_page(weights: Counter[float], chars: int) -> bool:
+    """Whether a page of ``chars`` characters, ``weights`` (:func:`_prose_sizes`) of them in prose lines, is a page
+    of figures or tables: little prose, most of its text in short lines (labels, cells). Their text is no heading
+    (a preprint's figures at its end, with their legends pages before)."""
+    prose = weights.total()
+    return prose < MIN_PAGE_CHARS_FOR_OWN_BODY and prose * 2 < chars and chars >= MIN_FIGURE_PAGE_CHARS
 
 
 def _dominant(weights: Counter[float]) -> float:
@@ -472,7 +488,8 @@ def _page_body(weights: Counter[float], doc_body: float) -> float:
 
 def _heading_kind(block: _Block, body: float, fonts: frozenset[str]) -> str | None:
     """``"size"`` for a heading set larger than body text, ``"bold"`` for one set bold at body size,
-    ``"font"`` for one set wholly in one of the document's heading fonts."""
+    ``"font"`` for one set wholly in one of the document's heading fonts (its bold lines may set a word in italics:
+    a gene's or a species' name)."""
     if body <= 0 or block.is_table or len(block.lines) > MAX_HEADING_LINES or not block.lines[0].upright:
         return None
     text = " ".join(block.rows)
@@ -486,7 +503,7 @@ def _heading_kind(block: _Block, body: float, fonts: frozenset[str]) -> str | No
     elif (block.bold and block.size >= body * BOLD_MIN_RATIO and len(block.rows) <= 2
             and len(text) <= MAX_BOLD_HEADING_CHARS and not text.endswith(".")):
         kind = "bold"
-    elif (_in_heading_font(first, fonts) and all(line.single and line.font == first.font for line in block.lines)
+    elif (first.font in fonts and all([line.font == first.font and (line.single or line.bold) for line in block.lines])
             and block.size >= body * pdffonts.LEAD_MIN_SIZE_SHARE and not text.endswith(pdffonts.NOT_HEADING_END)):
         kind = "font"
     else:

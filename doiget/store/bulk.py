@@ -15,6 +15,7 @@ from doiget.models import ID_FIELDS, Work
 from doiget.store.entries import SCALAR_FIELDS, dump_extra
 from doiget.store.names import replace_names, write_names
 from doiget.store.rows import IN_VALUES, insert_rows, rows_for
+from doiget.store.search import summary_row
 from doiget.store.store import now
 
 _COLUMNS = ID_FIELDS + SCALAR_FIELDS
@@ -50,7 +51,10 @@ def insert_works(conn: Connection, works: Sequence[Work], citekeys: Sequence[str
         insert_rows(conn, "entries", _ENTRY_COLUMNS, rows, _ENTRY_DEFAULTS)
         people = write_names(conn, list(zip(entry_ids, works)))
         add_tags(conn, tagged)
-        index_entries(conn, entry_ids, people, _tag_text(conn, tagged))
+        tags = _tag_names(conn, tagged)
+        index_entries(conn, entry_ids, people, {entry_id: " ".join(names) for entry_id, names in tags.items()})
+        summarise(conn, [summary_row(entry_id, [a.name for a in work.authors], tags.get(entry_id, ()))
+                         for entry_id, work in zip(entry_ids, works)])
     return entry_ids
 
 
@@ -60,27 +64,29 @@ _column_values = itemgetter(*_COLUMNS)
 _NOCASE = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)  # SQLite's NOCASE folds ASCII only
 
 
-def _tag_text(conn: Connection, tagged: list[tuple[int, int]]) -> dict[int, str]:
-    """Each tagged entry's tag text for search: its tags' stored names in the order of the tags column
-    (NOCASE), joined by spaces, as the search-text triggers join them."""
+def _tag_names(conn: Connection, tagged: list[tuple[int, int]]) -> dict[int, list[str]]:
+    """Each tagged entry's tags: their stored names in the order of the tags column (NOCASE), the order the
+    search-text and hit-summary triggers join them in."""
     names = dict(rows_for(conn, f"SELECT id, name FROM tags WHERE id {IN_VALUES}", list({t for _, t in tagged})))
     nocase = {tag_id: name.translate(_NOCASE) for tag_id, name in names.items()}
     by_entry: dict[int, list[int]] = defaultdict(list)
     for entry_id, tag_id in tagged:
         by_entry[entry_id].append(tag_id)
-    return {entry_id: " ".join([names[t] for t in sorted(tags, key=nocase.__getitem__)])
-            for entry_id, tags in by_entry.items()}
+    return {entry_id: [names[t] for t in sorted(tags, key=nocase.__getitem__)] for entry_id, tags in by_entry.items()}
 
 
-# The triggers that index an entry as it and its author and tag rows are inserted (migration 0005).
-INSERT_TRIGGERS = ("entries_fts_ai", "entry_authors_fts_ai", "entry_tags_fts_ai")
+# The triggers that index and summarise an entry as it and its author and tag rows are inserted (migrations 0005,
+# 0009).
+INSERT_TRIGGERS = ("entries_fts_ai", "entry_authors_fts_ai", "entry_tags_fts_ai",
+                   "entries_hit_ai", "entry_authors_hit_ai", "entry_tags_hit_ai")
 
 
 @contextmanager
 def _index_once(conn: Connection) -> Iterator[None]:
-    """The insert triggers of ``entries_fts`` dropped for the duration, inside the caller's transaction,
-    and re-created from the SQL sqlite_master held; a failed batch leaves them to the rollback. A trigger costs
-    ~20 µs per inserted row even when it does nothing; the batch is indexed once by the caller."""
+    """The insert triggers of ``entries_fts`` and ``entry_hit_summary`` dropped for the duration, inside the
+    caller's transaction, and re-created from the SQL sqlite_master held; a failed batch leaves them to the
+    rollback. A trigger costs ~20 µs per inserted row even when it does nothing; the batch is indexed and
+    summarised once by the caller."""
     saved = conn.exec_driver_sql(f"SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND name IN "
                                  f"({', '.join('?' * len(INSERT_TRIGGERS))})", INSERT_TRIGGERS).all()
     for name, _ in saved:
@@ -107,7 +113,7 @@ def page_cache(conn: Connection) -> Iterator[None]:
 
 def index_entries(conn: Connection, entry_ids: list[int], people: dict[int, str], tags: dict[int, str]) -> None:
     """Store the search text of the new entries ``entry_ids`` (their person and tag text: see
-    :func:`doiget.store.names.write_names` and :func:`_tag_text`; new entries have no notes) and index
+    :func:`doiget.store.names.write_names` and :func:`_tag_names`; new entries have no notes) and index
     them in ``entries_fts`` with one statement: what the insert triggers of migration 0005 do row by row."""
     _insert_many(conn, "INSERT OR REPLACE INTO entry_search_text (id, authors, tags, notes) VALUES (?, ?, ?, NULL)",
                  [(entry_id, people.get(entry_id), tags.get(entry_id)) for entry_id in entry_ids])
@@ -116,6 +122,12 @@ def index_entries(conn: Connection, entry_ids: list[int], people: dict[int, str]
         "SELECT e.id, e.title, e.abstract, x.authors, e.venue, e.year, x.tags, x.notes "
         "FROM entries e JOIN entry_search_text x ON x.id = e.id WHERE e.id BETWEEN ? AND ?",
         (entry_ids[0], entry_ids[-1]))
+
+
+def summarise(conn: Connection, rows: list[tuple[int, str]]) -> None:
+    """Store the hit summaries (:func:`doiget.store.search.summary_row`) of new entries: what the insert
+    triggers of migration 0009 do row by row."""
+    _insert_many(conn, "INSERT OR REPLACE INTO entry_hit_summary (id, summary) VALUES (?, ?)", rows)
 
 
 def update_works(conn: Connection, updates: Sequence[tuple[int, dict[str, object]]],

@@ -1,6 +1,7 @@
-"""Headings on real pages, whole and only where the paper sets one: a heading wrapped onto a second line takes
-it along, a run-in heading ends where its paragraph starts, and a label beside a row, the title printed again
-and a publisher's metadata are not headings or garbled titles."""
+"""Headings whole and only where the paper sets one (real pages where their licence allows, rebuilt pages where
+not): a heading wrapped onto a second line takes it along, a run-in heading ends where its paragraph starts, a
+heading with an italic word stays one; a label beside a row, a figure page's labels and the title printed again
+are not headings, and a publisher's character references do not garble the title."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -97,3 +98,54 @@ def test_character_references_in_the_info_dictionary_title_are_read():
     assert sniff.title == "DNA-PK controls Apollo’s access to leading-end telomeres"
     assert [author.name for author in sniff.authors] == ["Sonmez Ceylan", "Björn Wallner"]
     assert read_pdf(data)[1].title == sniff.title
+
+
+def test_labels_on_a_page_of_figures_are_not_headings():
+    # bioRxiv preprints put their figures last, their legends pages before: a figure page's bold or large labels
+    # ("Chaperone Networks", "Gem2", "Horseshoe Intermediate" in 10.1101/2024.05.15.594402, whose CC BY-NC-ND
+    # licence does not allow a fixture) read as headings. A page of one short note keeps its heading.
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((LEFT, 80), "Results", fontsize=14, fontname="hebo")
+    write_lines(page, LEFT, 100, body_lines("results", 30))
+    page = doc.new_page()
+    page.insert_text((LEFT, 80), "Chaperone Networks", fontsize=14, fontname="hebo")
+    for row, labels in enumerate([("Gem2", "Gem3", "SMN"), ("Hsp70 Hsp27", "Tud", "YG Box"),
+                                  ("Horseshoe Intermediate", "Sm Proteins", "CCT8"), ("Cbp80 Cbp20", "Nap1", "Lic")]):
+        for col, label in enumerate(labels):
+            page.insert_text((LEFT + 160 * col, 140 + 90 * row), label, fontsize=11, fontname="hebo")
+            page.insert_text((LEFT + 160 * col, 155 + 90 * row), f"{row}.{col} fold", fontsize=7)
+    page = doc.new_page()
+    page.insert_text((LEFT, 80), "Keywords", fontsize=14, fontname="hebo")
+    write_lines(page, LEFT, 100, ["Chromatin", "Cell fate", "Hoxa9"])
+    extracted = extract_pdf(doc.tobytes())
+    assert [line for line in extracted.text.split("\n") if line.startswith("#")] == ["## Results", "## Keywords"]
+    assert "Horseshoe Intermediate" in extracted.text and "Chaperone Networks" in extracted.text
+
+
+def _run(page: pymupdf.Page, y: float, parts: list[tuple[str, str]], size: float) -> float:
+    """One line set in several fonts, part after part."""
+    x = LEFT
+    for text, font in parts:
+        page.insert_text((x, y), text, fontsize=size, fontname=font)
+        x += pymupdf.get_text_length(text, fontname=font, fontsize=size)
+    return y + size * 1.3
+
+
+def test_a_heading_in_the_heading_font_with_an_italic_word_is_a_heading():
+    # BMC Biology 10.1186/s12915-024-01840-1 (its fonts are not subset, so its pages make no small fixture): Results
+    # subsections bold in the font of the Methods' run-in headings, 9.2 pt over 9.8 pt text, with italic gene and
+    # species names ("Loss of adr-1 or adr-2 increases sensitivity of C. elegans"); they were body text
+    doc = pymupdf.open()
+    page = doc.new_page()
+    y = 60.0
+    for i, heading in enumerate(["Worm strains and maintenance", "Pathogenic bacterial growth", "Slow-killing assay"]):
+        y = _run(page, y, [(heading, "hebo")], 9.2)
+        y = write_lines(page, LEFT, y, body_lines(f"methods{i}", 4), size=9.8) + 8
+    y = _run(page, y, [("Loss of ", "hebo"), ("adr-1", "hebi"), (" increases sensitivity of ", "hebo"),
+                       ("C. elegans", "hebi")], 9.2)
+    write_lines(page, LEFT, y, body_lines("results", 5), size=9.8)
+    text = extract_pdf(doc.tobytes()).text
+    assert [line for line in text.split("\n") if line.startswith("#")] == [
+        "### Worm strains and maintenance", "### Pathogenic bacterial growth", "### Slow-killing assay",
+        "### Loss of adr-1 increases sensitivity of C. elegans"]
