@@ -202,3 +202,17 @@ def test_emphasis_in_a_bib_title_is_the_rich_title_zotero_gives():
     emphasised = [w for w in bib if rich[w.title] and "<i>" in rich[w.title]]
     assert len(emphasised) == 3
     assert [w.extra.get("title-rich") for w in emphasised] == [rich[w.title] for w in emphasised]
+
+
+def test_an_encyclopedia_entry_keeps_its_type_through_bibtex():
+    # Zotero's CSL-JSON gives two encyclopedia articles (entry-encyclopedia); the export wrote them as @incollection,
+    # which reads back as a chapter. biblatex's @inreference is the entry of a reference work, read back as
+    # entry-encyclopedia (the same library's Better BibLaTeX export writes @inreference for them too).
+    entries = [r.work for r in records(BIB / "zotero_latin_greek_terminology.csl.json")
+               if r.work.type == "entry-encyclopedia"]
+    assert len(entries) == 2
+    text = to_bibtex(entries)
+    assert text.count("@inreference{") == 2
+    assert [r.work.type for r in parse_bibliography(text, "bibtex")] == ["entry-encyclopedia"] * 2
+    bib = {r.key: r.work for r in records(ZOTERO_BIB)}
+    assert {bib[w.citekey].type for w in entries} == {"entry-encyclopedia"}

@@ -531,3 +531,17 @@ def test_a_ris_name_written_family_then_initials_is_a_person():
                        "TI  - A report\nER  - \n")
     assert [(a.name, a.literal) for a in who.work.authors] == [
         ("World Health Organization", True), ("Kent State University", True), ("UNESCO", False)]
+
+
+def test_an_unknown_latex_macro_is_kept_as_written():
+    # pylatexenc dropped a macro it does not know with its argument's braces ("\SI{5}{\kilo\metre}" -> "5") or
+    # printed its own broken substitution ("\textfrac{1}{2}" -> "%s/%s12"); \mbox{A} lost its A. A macro untex
+    # does not know is now kept verbatim, macro and arguments; a known text macro still decodes.
+    assert untex(r"a \textfrac{1}{2} b") == r"a \textfrac{1}{2} b"
+    assert untex(r"\foo{x} and \unknownmacro z") == r"\foo{x} and \unknownmacro z"
+    assert untex(r"\mbox{A} with \"{u} and $\alpha$") == "A with ü and α"
+    assert untex(r"Ber\textquoteright s \SI{5}{\kilo\metre}") == "Ber\u2019s \\SI{5}{\\kilo\\metre}"
+    (record,) = records_of(r"@article{k, title = {Half: \textfrac{1}{2} of \Pisymbol{psy}{112}}, year = 2000}")
+    assert record.work.title == r"Half: \textfrac{1}{2} of \Pisymbol{psy}{112}"
+    (again,) = records_of(to_bibtex([record.work]))
+    assert again.work.title == record.work.title

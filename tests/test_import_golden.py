@@ -14,7 +14,9 @@ reported between values that differ only in white space or name one language (41
 and in session 6 for a chapter no longer merged into the book it is in when both carry the book's title
 (1 record: citeproc's bugreports_AllCapsLeakage chapter in "His Anonymous Life"); and for the report's new
 ``not_found`` (None: no files asked for); and for dates read as far as they are calendar dates: Zotero's
-``1975_2013`` ranges (CSL literal, .bib ``{1975\\_2013}``) give their first year (2 entries gain a year).
+``1975_2013`` ranges (CSL literal, .bib ``{1975\\_2013}``) give their first year (2 entries gain a year); and in
+session 10 for biblatex's @inreference written for CSL's entry-encyclopedia (3 entries of the .bib no longer
+keep ``bibtex-type: inreference``, now the type the export writes for them anyway).
 
 Regenerate only for an intended change of behaviour: ``DOIGET_WRITE_GOLDEN=1 pytest tests/test_import_golden.py``.
 """

@@ -8,6 +8,8 @@ import subprocess
 import sys
 import time
 
+import pytest
+
 from fetchenv import crossref_path, openalex_path, source_env
 from loopback import Reply, _loopback_ca, _loopback_server, client_ca, https_server  # noqa: F401
 
@@ -33,7 +35,12 @@ def test_eof_answers_in_flight_calls_and_exits(tmp_path, https_server, client_ca
     assert json.loads(proc.stdout.readline())["id"] == 1
     proc.stdin.write(b"".join(json.dumps(f).encode() + b"\n" for f in frames[2:]))
     proc.stdin.flush()
+    deadline = time.monotonic() + 30
     while https_server.hits(crossref_path(STALLED_DOI)) == 0 and proc.poll() is None:
+        if time.monotonic() > deadline:  # a hang here would hold CI for its whole budget
+            proc.stdin.close()
+            out, err = proc.communicate(timeout=30)
+            pytest.fail(f"the call never reached the upstream:\n{out.decode()[-3000:]}\n{err.decode()[-3000:]}")
         time.sleep(0.05)  # until the call is stuck upstream
     proc.stdin.close()
     assert proc.wait(timeout=11) == 0, proc.stderr.read().decode()[-2000:]  # generous, yet below the 12 s stall

@@ -144,46 +144,63 @@ def test_filters_and_stubs(corpus):
     assert not {h.id for h in lib.search("cancer OR cell OR gene", limit=100)} & stubs
 
 
+BOOSTED = "{title authors tags} : "
+
+
 def test_common_terms_rank_boosted_matches_within_the_documented_bound(corpus, monkeypatch):
+    """One word or prefix matching more than COMMON_DF entries: a word in fewer than half the entries is ranked
+    by plain bm25 among the entries holding it in a boosted column; a word in at least half (where FTS5 clamps
+    its IDF) and a prefix are ranked by bm25 of the query restricted to the boosted columns. Either way, if fewer
+    than a page hold it there, by plain bm25."""
     lib, bare, stubs = corpus
     monkeypatch.setattr(search_store, "COMMON_DF", 10)
-    boosted = "{title authors tags} : "
-    for match in ('"cancer"', '"cell"', '"qu"*', '"t"*'):
-        count = bare.execute("SELECT count(*) FROM t WHERE t MATCH ?", (match,)).fetchone()[0]
-        assert count > 10, match
-        with lib.store.query_raw("test") as conn:
-            got = search_store.ranked(conn, match, 10)
-        full = plain_bm25(bare, stubs, match, 10)
-        within = plain_bm25(bare, stubs, match, 10, only=boosted + match)
-        # Exactly plain bm25 (same scores) restricted to entries holding the phrase in a boosted
-        # column; if fewer than a page hold it so, the full ranking.
-        assert got == (within if len(within) == 10 else full), match
-        # What it can miss: only entries holding the phrase outside the boosted columns.
-        missed = {r for r, _ in full} - {r for r, _ in got}
-        assert all(bare.execute("SELECT 1 FROM t WHERE t MATCH ? AND rowid = ?", (boosted + match, r)).fetchone()
-                   is None for r in missed)
-    with lib.store.query_raw("test") as conn:  # operators, column filters and rare terms are ranked in full
-        for match in ('"cancer" OR "virus"', 'title : "cancer"', '"fluid"', '"gene model"'):
-            assert search_store.ranked(conn, match, 10) == plain_bm25(bare, stubs, match, 10)
+    entries = bare.execute("SELECT count(*) FROM t").fetchone()[0]
+    cases = set()
+    for word in ("cancer", "quantum", "signal", "sensor", "matrix", "ink"):
+        match = f'"{word}"'
+        count = len(plain_bm25(bare, set(), match, entries))
+        half = 2 * count >= entries
+        # the reason for the line at half: bm25's IDF is clamped to 1e-6 there (k1 + 1 = 2.2 bounds the rest)
+        assert all(-2.2e-6 < s for _, s in bare.execute("SELECT rowid, bm25(t) FROM t WHERE t MATCH ?", (match,))
+                   ) is half, word
+        if half:
+            within = plain_bm25(bare, stubs, BOOSTED + match, 10)
+        else:
+            within = plain_bm25(bare, stubs, match, 10, only=BOOSTED + match)
+        got = [(h.id, h.score) for h in lib.search(word, limit=10)]
+        assert got == (within if len(within) == 10 else plain_bm25(bare, stubs, match, 10)), word
+        side = "at half" if 2 * count == entries else "over half" if half else "under half"
+        cases.add((side, len(within) == 10))
+    # quantum is in exactly half the entries; matrix and ink in fewer than a page's worth of boosted columns
+    assert {("at half", True), ("over half", True), ("under half", True), ("under half", False)} <= cases
+    for query, match in (("qu*", '"qu"*'), ("t*", '"t"*'), ("trial*", '"trial"*')):
+        within = plain_bm25(bare, stubs, BOOSTED + match, 10)
+        assert len(within) == 10 and [(h.id, h.score) for h in lib.search(query, limit=10)] == within, query
+    from doiget.store.fts import compile_query
+
+    for query in ("cancer OR virus", "title:cancer", '"gene model"'):  # ranked in full
+        match = compile_query(query, search_store.ENTRY_FTS_COLUMNS)
+        assert [(h.id, h.score) for h in lib.search(query, limit=10)] == plain_bm25(bare, stubs, match, 10), query
 
 
-def test_a_common_prefix_is_ranked_and_shown_by_one_statement_alike(corpus, monkeypatch):
-    """A common prefix is ranked among the boosted entries and shown by one statement: the page and the
-    hits of ranked() and shown(), filters too; with fewer boosted entries than the page, the full ranking."""
+def test_a_term_ranked_by_its_boosted_columns_is_the_query_restricted_to_them(corpus, monkeypatch):
+    """A common prefix, or a word in half the entries, returns the hits of its query restricted to the
+    boosted columns (scores, snippets and all), filters and offsets too; with fewer such entries than the
+    page, the full ranking."""
     from doiget.store.filters import filter_clauses
 
-    lib, _, _ = corpus
+    lib, bare, stubs = corpus
     monkeypatch.setattr(search_store, "COMMON_DF", 10)
     clauses, params = filter_clauses(year_from=2000)
     with lib.store.query_raw("test") as conn:
-        for match in ('"qu"*', '"t"*', '"ca"*'):
-            for limit, offset, where in ((10, 0, ()), (7, 7, ()), (200, 0, ()), (10, 0, tuple(clauses))):
+        for match in ('"qu"*', '"t"*', '"ca"*', '"cancer"', '"quantum"'):
+            for limit, offset, where in ((10, 0, ()), (7, 7, ()), (10, 0, tuple(clauses))):
                 values = params if where else None
-                expected = search_store.ranked(conn, match, limit, offset, where, values)
-                shown = search_store.shown(conn, match, [entry_id for entry_id, _ in expected])
                 got = search_store.page(conn, match, limit, offset, where, values)
-                assert expected and [(hit["id"], hit["score"]) for hit in got] == expected, (match, limit)
-                assert [{**hit, "score": None} for hit in got] == [shown[hit["id"]] for hit in got]
+                assert len(got) == limit and got == search_store.page(conn, BOOSTED + match, limit, offset, where,
+                                                                      values), (match, limit, offset)
+            full = search_store.page(conn, match, 250)  # more than hold it in a boosted column
+            assert [(hit["id"], hit["score"]) for hit in full] == plain_bm25(bare, stubs, match, 250), match
 
 
 def _integrity(lib) -> None:
@@ -340,3 +357,18 @@ def test_a_hit_shows_the_tags_pdf_and_update_status_of_its_entry(tmp_path):
                          "doi:10.1000/tag": (["pdf"], False, None)}
         assert shown == {ref: (e.tags, e.has_pdf, status_of(e.updates or [])) for ref in shown
                          for e in [lib.info(ref)]}
+
+
+@pytest.mark.parametrize(("query", "one_term", "phrase"), [
+    ("cancer", True, False), ("canc*", True, False), ("Müller", True, False), ("x²", True, False),
+    ("cell-cancer", True, True), ("snake_case", True, True), ('"gene model"', False, True), ('"a""b"', False, False),
+    ("tumour protein", False, False), ("cancer OR virus", False, False), ("title:cancer", False, False),
+    ('title:"cancer cell"', False, True), ('"protein gene" OR quantum', False, True), ("covid-19 review", False, True),
+])
+def test_what_a_compiled_query_is_made_of(query, one_term, phrase):
+    """The shape ``page`` routes a query by (one word or prefix; a term of several tokens), read from the
+    compiled expression without a regex: its terms lie between its quotes."""
+    from doiget.store.fts import compile_query
+
+    match = compile_query(query, search_store.ENTRY_FTS_COLUMNS)
+    assert (search_store.is_one_term(match), search_store._holds_phrase(match)) == (one_term, phrase)

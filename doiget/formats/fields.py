@@ -23,11 +23,12 @@ BIB_TO_CSL_TYPE = {
     "letter": "personal_communication", "movie": "motion_picture", "video": "motion_picture",
     "performance": "performance", "review": "review", "standard": "standard",
 }
-# CSL type -> BibTeX type when the record did not come from BibTeX (classic types biber and bibtex know).
+# CSL type -> BibTeX type when the record did not come from BibTeX (classic types biber and bibtex know; an
+# encyclopedia's entry is biblatex's @inreference, which reads back as one, where @incollection is a chapter).
 CSL_TO_BIB_TYPE = {
     "article-journal": "article", "article-magazine": "article", "article-newspaper": "article",
     "article": "article", "review": "article", "review-book": "article", "paper-conference": "inproceedings",
-    "chapter": "incollection", "entry-encyclopedia": "incollection", "entry-dictionary": "incollection",
+    "chapter": "incollection", "entry-encyclopedia": "inreference", "entry-dictionary": "incollection",
     "book": "book", "pamphlet": "booklet", "thesis": "phdthesis", "report": "techreport",
     "manuscript": "unpublished", "webpage": "online", "post-weblog": "online", "post": "online",
     "dataset": "dataset", "software": "software", "patent": "patent", "periodical": "periodical",

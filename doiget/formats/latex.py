@@ -1,4 +1,5 @@
-"""LaTeX field text as Unicode: common accents and text macros by table, anything else through pylatexenc."""
+"""LaTeX field text as Unicode: common accents and text macros by table, anything else through pylatexenc; a
+macro neither knows is kept as written, never dropped."""
 from __future__ import annotations
 
 import re
@@ -98,8 +99,37 @@ def untex(value: str) -> str:
         return " ".join(text.split())
     text = _untex_common(value)
     if text is None:
-        text = _LATEX.latex_to_text(value)
+        text = _with_unknown_macros_kept(value)
     return " ".join(text.split())
+
+
+# A macro and the brace groups right after it (two levels deep); standard macros that just print their argument.
+_ANY_MACRO = re.compile(r"(?<!\\)\\([A-Za-z]+)\*?((?:\s*\{[^{}]*(?:\{[^{}]*\}[^{}]*)*\})*)")
+_TRANSPARENT = re.compile(r"\\(?:mbox|hbox|text|textrm|textsf|texttt|textup|textmd|textnormal|textsl|textsuperscript|textsubscript)\s*(?=\{)")
+_KEPT = 0xF0000  # a kept macro's stand-in: a supplementary private-use character per macro
+
+
+@lru_cache(maxsize=1024)
+def _decodes(name: str) -> bool:
+    """Whether pylatexenc has a text for macro ``name`` that works (its ``\\textfrac`` prints "%s/%s")."""
+    if _DB.get_macro_spec(name) is None:
+        return False
+    return "%s" not in _LATEX.latex_to_text(f"\\{name}{{a}}{{b}}")
+
+
+def _with_unknown_macros_kept(value: str) -> str:
+    """``value`` through pylatexenc, every macro it does not know kept verbatim with its arguments (pylatexenc
+    drops them, or their braces only: ``\\SI{5}{\\kilo\\metre}`` read as "5")."""
+    kept: list[str] = []
+
+    def keep(match: re.Match[str]) -> str:
+        if _decodes(match.group(1)):
+            return match.group(0)
+        kept.append(match.group(0))
+        return chr(_KEPT + len(kept) - 1)
+
+    text = _LATEX.latex_to_text(_ANY_MACRO.sub(keep, _TRANSPARENT.sub("", value)))
+    return re.sub("[\U000F0000-\U000FFFFD]", lambda m: kept[ord(m.group()) - _KEPT], text) if kept else text
 
 
 # LaTeX text styles and the CSL rich-text tags they are (\emph: Better BibTeX's spelling of Zotero's <i>). While a

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from doiget import safejson
-from doiget.errors import DoigetError, ErrorCode
+from doiget.errors import ErrorCode
 
 DEFAULT_BASES: dict[str, str] = {
     "crossref": "https://api.crossref.org",

@@ -16,23 +16,30 @@ Two passes: other queries are ranked by bm25 alone (stubs dropped from the top r
 statement once; no SQLAlchemy is imported here (the search path of the CLI and the MCP server needs none).
 
 Very common terms: ranking every row that holds a word found in most of the library is what makes
-such a query slow (bm25 costs ~3 µs per row; merely walking the term's row list ~0.1 µs). A query
+such a query slow (bm25 costs ~1.5-3 µs per row; merely walking the term's row list ~0.04 µs). A query
 that is ONE word or prefix (no phrase, operator or column filter) and matches more than
-:data:`COMMON_DF` entries is therefore ranked among the entries holding it in a boosted column
-(:data:`BOOSTED`: title, authors, tags — the columns whose weight outranks the abstract's), each
-scored by its full bm25, identical to plain bm25's score for that entry. Bound, tested in
-tests/test_search_rank.py: the page returned is plain bm25's ranking restricted to those entries;
-an entry that holds the word only in its abstract, venue, year or notes can be missing from it
-even where plain bm25 would rank it on the page. When fewer than ``offset + limit`` entries hold
-it in a boosted column, the query is ranked in full. A common prefix is ranked among the boosted and shown
-by one statement (as the one pass above: a snippet per row entering the top): every statement that walks a
-prefix's matches expands it again (merging the row lists of all the words it stands for: ~5 ms at 100k
-entries for ``test*``), and two passes cost a walk more than the snippets.
+:data:`COMMON_DF` entries is therefore answered from the entries holding it in a boosted column
+(:data:`BOOSTED`: title, authors, tags — the columns whose weight outranks the abstract's); when fewer than
+``offset + limit`` entries hold it there, it is ranked in full. Bounds, tested in tests/test_search_rank.py:
+
+- A word in fewer than half the library's entries: the page is plain bm25's ranking restricted to those
+  entries, each with its full bm25 score (identical to plain bm25's). An entry holding the word only in its
+  abstract, venue, year or notes can be missing from it even where plain bm25 would rank it on the page.
+- A word in at least half the entries, and a prefix: the page is that of the query restricted to the boosted
+  columns (``{title authors tags} : term``: its bm25 ranking, scores and snippets), so the order can differ
+  from plain bm25's too, which also weighs the term's occurrences in the other columns. Such a word's plain
+  bm25 says little: FTS5 clamps the IDF of a term in at least half the rows to 1e-6, so every plain score lies
+  within 2.2e-6 of zero and orders by term frequency and length alone; ranking it exactly costs a probe of the
+  boosted set per match and bm25 of each boosted entry (``controlling``, 70,828 matches at 100k entries: 28 ms
+  against 18). A prefix is expanded again by every statement walking its matches (the row lists of all the
+  words it stands for merged: ~5-9 ms at 100k entries for ``syst*``): ranked exactly among the boosted it
+  cost two more (its walk, bm25's count of it) and a probe of the boosted set per match (``syst*`` 44 ms
+  against 21, ``impl*`` 25 against 13); restricted to the boosted columns it is ranked and shown by one
+  statement (as the one pass above) expanding only the short boosted row lists.
 """
 from __future__ import annotations
 
 import functools
-import re
 import sqlite3
 import threading
 import time
@@ -89,12 +96,9 @@ _MARGIN = 20  # rows ranked beyond twice the page, for the stubs among them
 # (a snippet per row entering the top, each reading its entry) lost to two passes past ~40 matches, and at
 # the class median (two-word ANDs, interleaved, same process: 100k 2.08 vs 1.90 ms, 1M 9.25 vs 7.18 ms).
 # (A quoted term with a separator inside is several tokens.)
-_QUOTED = re.compile(r'"((?:[^"]|"")*)"')  # the terms compile_query quotes
-_SEPARATOR = re.compile(r"[\W_]")
 ONE_PASS_BUDGET = 10
 _ROW_BUDGET = "doiget_row_budget"
 _rows = threading.local()  # this thread's one-pass statement: its connection, how many more rows may enter its top
-_ONE_TERM = re.compile(r'"[^"\s]+"\*?')  # what doiget.store.fts.compile_query makes of one word or prefix
 _SEP, _RS = "\x1f", "\x1e"  # the ASCII unit and record separators
 # What page() raises for a malformed MATCH expression (tell it apart with doiget.store.fts.is_fts_error).
 Error = sqlite3.OperationalError
@@ -114,7 +118,7 @@ def page(conn: sqlite3.Connection, match: str, limit: int, offset: int = 0, clau
     clauses = tuple(clauses)
     wanted = offset + limit
     one_term = is_one_term(match)
-    phrase = any(_SEPARATOR.search(term) for term in _QUOTED.findall(match))
+    phrase = _holds_phrase(match)
     if phrase or not (one_term or conn.execute(_LARGE_SQL, {"common": COMMON_DF}).fetchone()[0]):
         rows = _one_pass(conn, values, clauses, budget=ONE_PASS_BUDGET * wanted)
         if rows is not None:
@@ -127,15 +131,18 @@ def page(conn: sqlite3.Connection, match: str, limit: int, offset: int = 0, clau
         if rows:
             return rows
     # One word or prefix: counted to one past the page (all matches on it: ranked and shown in one pass) in a
-    # small library; past COMMON_DF in a larger one, where it may be common.
+    # small library; in a larger one past COMMON_DF, where it may be common, and a word up to half the entries.
+    prefix = "*" in match
     many = max(COMMON_DF, wanted) + 1
-    large, matches = conn.execute(_COUNT_SQL, {"match": match, "few": few, "many": many,
+    large, matches = conn.execute(_COUNT_SQL, {"match": match, "few": few, "many": many, "half": not prefix,
                                                "common": COMMON_DF}).fetchone()
     if (many if large else few) and matches <= wanted:  # counted, and all on the page
         return _one_pass(conn, values, clauses) if matches else []
     common = matches > COMMON_DF
-    if common and "*" in match:  # a common prefix: ranked among the boosted and shown in one pass
-        rows = _one_pass(conn, {**values, "boosted": _boosted(match)}, clauses, boosted=True)
+    if common and (prefix or 2 * matches >= conn.execute(_ENTRIES_SQL).fetchone()[0]):  # by its boosted columns alone
+        boosted = _boosted(match)  # (a word's page looked up hit by hit; a prefix's in one pass, expanded once)
+        rows = (_one_pass(conn, {**values, "match": boosted}, clauses) if prefix else
+                _two_passes(conn, boosted, limit, offset, clauses, params, common=False))
         if len(rows) == limit:
             return rows
         common = False  # fewer than a page hold it in a boosted column: ranked in full
@@ -159,16 +166,15 @@ def _two_passes(conn: sqlite3.Connection, match: str, limit: int, offset: int, c
 
 
 def _one_pass(conn: sqlite3.Connection, values: dict[str, Any], clauses: tuple[str, ...],
-              budget: int | None = None, *, fits: bool = False,
-              boosted: bool = False) -> list[dict[str, Any]] | None:
+              budget: int | None = None, *, fits: bool = False) -> list[dict[str, Any]] | None:
     """The page ranked and shown by one statement (what a hit shows is computed only for the rows that enter
     the top ``offset + limit`` as the matches are walked); with ``budget``, None once more than that many
     rows have entered it (the statement is stopped); with ``fits``, no rows unless the library holds at most
     ``values["common"]`` entries and fewer than ``values["few"]`` rows match (counted by the same statement before
-    its walk); with ``boosted``, only rows matching ``values["boosted"]`` (the common-term shortcut)."""
+    its walk)."""
     _rows.left, _rows.conn = budget, conn
     try:
-        return _hits(conn.execute(_one_pass_sql(clauses, budget is not None, fits, boosted), values))
+        return _hits(conn.execute(_one_pass_sql(clauses, budget is not None, fits), values))
     except sqlite3.OperationalError:
         if budget is None or _rows.left >= 0:  # not the budget's doing
             raise
@@ -178,7 +184,7 @@ def _one_pass(conn: sqlite3.Connection, values: dict[str, Any], clauses: tuple[s
 
 
 @functools.cache
-def _one_pass_sql(clauses: tuple[str, ...], budgeted: bool, fits: bool = False, boosted: bool = False) -> str:
+def _one_pass_sql(clauses: tuple[str, ...], budgeted: bool, fits: bool = False) -> str:
     # Per row entering the top only its snippet (counted against the budget); the summary only for the page:
     # the ranked page p is a co-routine (a materialised subquery would compute every row's snippet) that
     # CROSS JOIN keeps the outer loop, so the rows come out in its order (an outer ORDER BY would cost a sort).
@@ -187,12 +193,7 @@ def _one_pass_sql(clauses: tuple[str, ...], budgeted: bool, fits: bool = False, 
     # A LIMIT of 0 ends the ranking before its walk starts: how ``fits`` stops it.
     kept = ("e.is_stub = 0", *clauses) if clauses else (_NO_STUB,)
     entries = " JOIN entries e ON e.id = entries_fts.rowid" if clauses else ""
-    if boosted:  # (the entries kept are tested among the boosted rows only)
-        where = (f"entries_fts MATCH :match AND +entries_fts.rowid IN (SELECT entries_fts.rowid FROM entries_fts"
-                 f"{entries} WHERE {' AND '.join(['entries_fts MATCH :boosted', *kept])})")
-        entries = ""
-    else:
-        where = " AND ".join(["entries_fts MATCH :match", *kept])
+    where = " AND ".join(["entries_fts MATCH :match", *kept])
     snippet = f"{_RANKED_SNIPPET} || {_ROW_BUDGET}()" if budgeted else _RANKED_SNIPPET  # (no argument: no string to convert)
     limit = f"CASE WHEN {_FEWER} THEN :limit ELSE 0 END" if fits else ":limit"
     return (f"SELECT e.id, p.score, {_summary_columns('p.snippet')} FROM (SELECT entries_fts.rowid AS id, "
@@ -211,17 +212,15 @@ def _entered() -> str:
 
 
 def ranked(conn: sqlite3.Connection, match: str, limit: int, offset: int = 0, clauses: Sequence[str] = (),
-           params: dict[str, Any] | None = None, *, common: bool | None = None) -> list[tuple[int, float]]:
+           params: dict[str, Any] | None = None, *, common: bool = False) -> list[tuple[int, float]]:
     """``(entry id, bm25 score)`` of the page ``offset``..``offset + limit`` of non-stub entries matching
-    ``match``, best first. ``common`` (default: counted) takes the common-term shortcut (module doc)."""
+    ``match``, best first; with ``common``, of those holding it in a boosted column if a page of them does
+    (a common word's bound: module doc)."""
     where = ["entries_fts MATCH :match"]
     if clauses:  # the entry is looked up per row anyway: the stub test goes with it
         where.append(f"EXISTS (SELECT 1 FROM entries e WHERE e.id = entries_fts.rowid AND e.is_stub = 0 AND "
                      f"{' AND '.join(clauses)})")
     values = {**(params or {}), "match": match, "limit": limit, "offset": offset}
-    if common is None:
-        common = is_one_term(match) and conn.execute(_COUNT_SQL, {
-            "match": match, "few": 0, "many": COMMON_DF + 1, "common": COMMON_DF}).fetchone()[1] > COMMON_DF
     if common:
         boosted = where + ["+entries_fts.rowid IN (SELECT rowid FROM entries_fts WHERE entries_fts MATCH :boosted)"]
         rows = _ranked(conn, boosted, {**values, "boosted": _boosted(match)}, bool(clauses))
@@ -265,15 +264,24 @@ def _boosted(match: str) -> str:
 
 def is_one_term(match: str) -> bool:
     """Whether the compiled expression ``match`` is one word or prefix (what the common-word shortcut takes)."""
-    return _ONE_TERM.fullmatch(match) is not None
+    term = match[:-1] if match[-1:] == "*" else match  # (string tests: a regex costs more on the search path)
+    return len(term) > 2 and term[0] == term[-1] == '"' and '"' not in term[1:-1] and len(term.split()) == 1
+
+
+def _holds_phrase(match: str) -> bool:
+    """Whether a term of the compiled expression ``match`` is several tokens (holds a separator: a character
+    neither a letter nor a digit). compile_query quotes every term and none holds a quote."""
+    return not all(map(str.isalnum, match.split('"')[1::2]))
 
 
 _LARGE_SQL = "SELECT max(id) > :common FROM entries"  # (entries <= max id: in a smaller library no word is common)
 # Whether the library can hold more than :common entries (entries <= max id: in a smaller one no word is
-# common), and how many rows :match matches, counting no further than :many in such a library, else :few.
+# common), and how many rows :match matches, counting in such a library no further than :many, or with :half
+# than half its largest id if that is more (as far as telling whether half its entries match needs); else :few.
 _COUNT_SQL = ("SELECT (SELECT max(id) FROM entries) > :common, (SELECT count(*) FROM (SELECT 1 FROM entries_fts "
               "WHERE entries_fts MATCH :match LIMIT CASE WHEN (SELECT max(id) FROM entries) > :common "
-              "THEN :many ELSE :few END))")
+              "THEN max(:many, :half * ((SELECT max(id) FROM entries) + 1) / 2) ELSE :few END))")
+_ENTRIES_SQL = "SELECT count(*) FROM entries"
 # Whether the library holds at most :common entries and fewer than :few rows match :match (a walk of at most
 # :few rows, skipped in a larger library, where the count is needed anyway).
 _FEWER = ("(SELECT max(id) FROM entries) <= :common AND (SELECT count(*) FROM (SELECT 1 FROM entries_fts "

@@ -113,7 +113,7 @@ GRAPH_TOOLS: list[ToolSpec] = [
              "A structured reading list around seed papers: similar, important, review candidates, recent, "
              "top authors and top venues.",
              when="Starting a literature review from papers, a tag or a collection.",
-             outputs=f"{{ok, seeds, sections: {{name: {{items[]}} or {{error, partial}}}}, partial, heuristic: true, note}}.",
+             outputs="{ok, seeds, sections: {name: {items[]} or {error, partial}}, partial, heuristic: true, note}.",
              costs=GRAPH_COSTS, side_effects=NO_SIDE_EFFECTS,
              limits=f"Seeds <= {MAX_SEEDS}; <= {limits.MAX_REVIEW_ITEMS} items per section. {HEURISTIC}",
              params=ReviewParams, run=_review, read_only=True),
