@@ -24,6 +24,8 @@ def query_text(value: object, what: str = "search query") -> str:
     surrogates; else INVALID_QUERY saying which character is where and what to do."""
     if not isinstance(value, str):
         raise DoigetError(ErrorCode.INVALID_QUERY, f"{what} must be a string, not {type(value).__name__}")
+    if value.isprintable():  # holds neither (both are non-printable): the common case, without a regex
+        return value
     bad = _SURROGATE.search(value)
     if bad:
         raise DoigetError(ErrorCode.INVALID_QUERY, f"{what} contains a lone surrogate (U+{ord(bad.group()):04X} at "

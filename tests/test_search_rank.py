@@ -357,3 +357,18 @@ def test_a_hit_shows_the_tags_pdf_and_update_status_of_its_entry(tmp_path):
                          "doi:10.1000/tag": (["pdf"], False, None)}
         assert shown == {ref: (e.tags, e.has_pdf, status_of(e.updates or [])) for ref in shown
                          for e in [lib.info(ref)]}
+
+
+@pytest.mark.parametrize(("query", "one_term", "phrase"), [
+    ("cancer", True, False), ("canc*", True, False), ("Müller", True, False), ("x²", True, False),
+    ("cell-cancer", True, True), ("snake_case", True, True), ('"gene model"', False, True), ('"a""b"', False, False),
+    ("tumour protein", False, False), ("cancer OR virus", False, False), ("title:cancer", False, False),
+    ('title:"cancer cell"', False, True), ('"protein gene" OR quantum', False, True), ("covid-19 review", False, True),
+])
+def test_what_a_compiled_query_is_made_of(query, one_term, phrase):
+    """The shape ``page`` routes a query by (one word or prefix; a term of several tokens), read from the
+    compiled expression without a regex: its terms lie between its quotes."""
+    from doiget.store.fts import compile_query
+
+    match = compile_query(query, search_store.ENTRY_FTS_COLUMNS)
+    assert (search_store.is_one_term(match), search_store._holds_phrase(match)) == (one_term, phrase)

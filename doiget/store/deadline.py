@@ -43,7 +43,7 @@ def time_limit(conn: Connection | sqlite3.Connection, seconds: float, what: str,
     raw = conn if isinstance(conn, sqlite3.Connection) else conn.connection.driver_connection
     deadline = time.monotonic() + seconds
     raw.set_progress_handler(lambda: time.monotonic() > deadline, _CHECK_EVERY)
-    longest = raw.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, MAX_VALUE_BYTES if cap_values else -1)
+    longest = raw.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, MAX_VALUE_BYTES) if cap_values else None
     try:
         yield
         if time.monotonic() > deadline:
@@ -54,7 +54,8 @@ def time_limit(conn: Connection | sqlite3.Connection, seconds: float, what: str,
         raise
     finally:
         raw.set_progress_handler(None, 0)
-        raw.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, longest)
+        if longest is not None:
+            raw.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, longest)
 
 
 def timeout_error(what: str, seconds: float) -> DoigetError:

@@ -14,9 +14,8 @@ from doiget.errors import DoigetError, ErrorCode
 MAX_QUERY_LENGTH = 1000
 _TOKEN = re.compile(r'\s*(?:(?P<phrase>"[^"]*")|(?P<paren>[()])|(?P<word>[^\s()"]+))')
 _OPERATORS = {"AND", "OR", "NOT"}
-# Plain words: no quote, parenthesis, star or colon (a column filter), so none is syntax.
-_PLAIN = re.compile(r'[^\s()"*:]+(?:\s+[^\s()"*:]+)*')
-_WORDS = re.compile(r"\S+")
+# Plain words hold no quote, parenthesis, star or colon (a column filter), so none is syntax.
+_SYNTAX = frozenset('"()*:')
 
 
 def compile_query(text: str, columns: tuple[str, ...] = ()) -> str:
@@ -28,8 +27,8 @@ def compile_query(text: str, columns: tuple[str, ...] = ()) -> str:
     if text.count('"') % 2:
         raise DoigetError(ErrorCode.INVALID_QUERY, 'unbalanced double quote in search query')
     text = text.strip()
-    if _PLAIN.fullmatch(text):  # the common case, spelled as _compile spells it
-        words = _WORDS.findall(text)
+    if _SYNTAX.isdisjoint(text):  # plain words, the common case, spelled as _compile spells it
+        words = text.split()
         if _OPERATORS.isdisjoint(words):
             return " AND ".join(f'"{word}"' for word in words)
     return _compile(text, columns)
