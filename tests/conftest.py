@@ -44,10 +44,24 @@ MARKS: dict[str, tuple[str, ...]] = {
 }
 
 
+# The files holding the longest tests (--durations, -n 2), longest first. They run first: pytest-xdist
+# hands out tests in collection order, so a long test collected last would run alone at the end while
+# the other worker idles. Within a file the order is kept, so module fixtures are still made once.
+RUN_FIRST = (
+    "test_crash.py", "test_concurrency.py", "test_fuzz_mcp.py", "test_fulltext_e2e.py",
+    "test_doc_examples.py", "test_fetch_batch.py", "test_bibliography_frontends.py", "test_builder.py",
+    "test_architecture.py", "test_store.py", "test_fts_compile.py", "test_hostile_mcp.py",
+    "test_graph_library.py", "test_mcp_lifecycle.py", "test_secrets.py", "test_import_fastpaths.py",
+    "test_import_fidelity.py", "test_graph_frontends.py", "test_notebook.py",
+)
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         for mark in MARKS.get(item.path.name, ()):
             item.add_marker(mark)
+    rank = {name: i for i, name in enumerate(RUN_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(RUN_FIRST)))
 
 
 @pytest.fixture(scope="module")
