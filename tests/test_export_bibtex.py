@@ -13,6 +13,7 @@ from doiget.formats.bibtex import entry_type, latex_escape, to_bibtex
 from doiget.formats.csl import to_csl_json
 from doiget.formats.importer import parse_bibliography
 from doiget.formats.latex import untex
+from doiget.formats.record import calendar_parts
 from doiget.models import Author, Work
 
 
@@ -216,3 +217,21 @@ def test_an_encyclopedia_entry_keeps_its_type_through_bibtex():
     assert [r.work.type for r in parse_bibliography(text, "bibtex")] == ["entry-encyclopedia"] * 2
     bib = {r.key: r.work for r in records(ZOTERO_BIB)}
     assert {bib[w.citekey].type for w in entries} == {"entry-encyclopedia"}
+
+
+def test_a_date_range_comes_back_from_a_bibtex_export():
+    # The CSL test suite's issued ranges ({"date-parts": [[1998, 4], [1999, 6]]}) were written as the first year
+    # alone: 20 items lost their range on a BibTeX round trip. biblatex writes a range as date = {1998-04/1999-06};
+    # the reader takes it, and a year = {1999--2000}, as a range of two date parts.
+    ranged = [r.work for r in records(BIB / "citeproc_testsuite_inputs.json")
+              if list(r.work.extra.get("issued", {})) == ["date-parts"] and len(r.work.extra["issued"]["date-parts"]) == 2
+              and all(parts[0] > 0 and calendar_parts(parts) == parts for parts in r.work.extra["issued"]["date-parts"])]
+    assert len(ranged) == 16  # (and 2 with seasons or an open end, which BibTeX has no form for)
+    text = to_bibtex(ranged)
+    assert "date = {" in text
+    again = [r.work for r in parse_bibliography(text, "bibtex")]
+    assert [(w.year, w.extra["issued"]) for w in again] == [(w.year, w.extra["issued"]) for w in ranged]
+    (work,) = [r.work for r in parse_bibliography("@book{k, title = {T}, year = {1999--2000}}", "bibtex")]
+    assert (work.year, work.extra["issued"]) == (1999, {"date-parts": [[1999], [2000]]})
+    (item,) = to_csl_json([work])
+    assert item["issued"] == {"date-parts": [[1999], [2000]]}

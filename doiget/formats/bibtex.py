@@ -20,7 +20,7 @@ from doiget.formats.keys import citation_keys
 from doiget.formats.fields import (BIB_NAME_OF_ROLE, CSL_DATE_TO_BIB, CSL_TO_BIB, ISSUE_TYPES,
                                    MONTH_MACROS, MONTHS, bib_type, container_field, csl_variable)
 from doiget.formats.latex import untex
-from doiget.formats.record import PAGE_DASH, joined_keywords, nfc
+from doiget.formats.record import PAGE_DASH, calendar_parts, joined_keywords, nfc
 from doiget.formats.names import to_bibtex_name
 from doiget.notices import citation_note
 from doiget.models import ET_AL, Author, Work
@@ -155,6 +155,12 @@ def _as_written(written: str | None, text: str) -> str | None:
 def _date_fields(work: Work) -> list[tuple[str, str]]:
     """``year``, ``month`` as its macro (``mar``: BibTeX styles print it as the month's name, biber reads
     it as 3) and ``day`` as a number."""
+    issued = work.extra.get("issued")
+    span = issued.get("date-parts") if isinstance(issued, dict) else None
+    if isinstance(span, list) and len(span) == 2 and all(  # (no season, no open end: BibTeX has no form for them)
+            isinstance(p, list) and p and all(type(x) is int for x in p) and p[0] > 0 and calendar_parts(p) == p
+            for p in span):
+        return [("date", "/".join(_iso(parts) for parts in span))]  # biblatex's range: 1998-04/1999-06
     if not work.year:
         return []
     year, published = str(work.year), work.published or ""
@@ -227,12 +233,16 @@ def _with_update_note(work: Work, fields: list[tuple[str, str]]) -> list[tuple[s
     return [(name, value) for name, value in fields if name != "note"] + [("note", note)]
 
 
+def _iso(parts: list[int]) -> str:
+    return "-".join(f"{int(p):02d}" if i else str(p) for i, p in enumerate(parts[:3]))
+
+
 def _csl_date_text(value: Any) -> str | None:
     if not isinstance(value, dict):
         return None
     parts = (value.get("date-parts") or [[]])[0]
     if parts and all(str(p).isdigit() for p in parts):
-        return "-".join(f"{int(p):02d}" if i else str(p) for i, p in enumerate(parts[:3]))
+        return _iso(parts)
     return value.get("raw") or value.get("literal")
 
 

@@ -259,6 +259,21 @@ def _rich_title(fields: dict[str, str], text: dict[str, str], title: str | None)
     return rich if RICH_TAG.sub("", rich) == title else None
 
 
+_RANGE = re.compile(r"(\d{4}(?:-\d{1,2}){0,2})\s*(?:/|--?-?|\u2013|\u2014)\s*(\d{4}(?:-\d{1,2}){0,2})")
+
+
+def _date_range(fields: dict[str, str]) -> dict[str, Any] | None:
+    """A ``date`` (biblatex: ``1998-04/1999-06``) or ``year`` (``1999--2000``) that is a range of two calendar
+    dates, as CSL date parts; else None."""
+    for name in ("date", "year"):
+        match = _RANGE.fullmatch((fields.get(name) or "").strip())
+        if match:
+            ends = [leading_date(end) for end in match.groups()]
+            if all(end == len(text) for (_, end), text in zip(ends, match.groups())):
+                return {"date-parts": [parts for parts, _ in ends]}
+    return None
+
+
 def _csl_date(value: str) -> dict[str, Any]:
     value = value.strip()
     parts, end = leading_date(value)
@@ -313,6 +328,10 @@ def bib_record(key: str | None, kind: str, fields: dict[str, str], problems: lis
     if rich:
         extra["title-rich"] = rich
     year, published, kept_dates = _date(fields)
+    span = _date_range(fields)
+    if span:  # the range says all the field says
+        extra["issued"] = span
+        kept_dates = {name: value for name, value in kept_dates.items() if name not in ("date", "year")}
     bibtex.update(kept_dates)
     for name in ("month", "day"):
         if name in fields and not published:
