@@ -2,6 +2,7 @@
 keeps every test off the network."""
 from __future__ import annotations
 
+import os
 import socket
 import sqlite3
 from pathlib import Path
@@ -42,6 +43,12 @@ MARKS: dict[str, tuple[str, ...]] = {
     "test_mcp_hosts.py": ("e2e",),
     "test_notebook.py": ("e2e",),
 }
+
+
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """``-n auto``: one worker more than cores. Much of the suite waits on subprocesses, loopback servers and
+    stalled upstreams; a third worker on 2 cores overlaps those waits (suite 151 s -> 138 s, paired runs)."""
+    return (os.cpu_count() or 1) + 1
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
