@@ -19,7 +19,7 @@ from pylatexenc.latexencode import UnicodeToLatexEncoder
 from doiget.formats.keys import citation_keys
 from doiget.formats.fields import (BIB_NAME_OF_ROLE, CSL_DATE_TO_BIB, CSL_TO_BIB, ISSUE_TYPES,
                                    MONTH_MACROS, MONTHS, bib_type, container_field, csl_variable)
-from doiget.formats.latex import untex
+from doiget.formats.latex import RICH_TAGS, untex
 from doiget.formats.record import PAGE_DASH, calendar_parts, joined_keywords, nfc
 from doiget.formats.names import to_bibtex_name
 from doiget.notices import citation_note
@@ -113,9 +113,10 @@ def _title_fields(work: Work) -> list[tuple[str, str]]:
     return [("title", _as_written(raw.get("title"), title) or _rich_title(work) or _title(title))] if title else []
 
 
-_RICH_TAG = re.compile(r"<(/?)(i|em|b|strong|sc|sup|sub)>")
-_RICH_MACRO = {"i": "textit", "em": "textit", "b": "textbf", "strong": "textbf", "sc": "textsc",
-               "sup": "textsuperscript", "sub": "textsubscript"}
+# Each tag's macro (the first latex.RICH_TAGS names for it), and HTML's <em> and <strong> as <i> and <b>.
+_RICH_MACRO = {tag: macro for macro, tag in reversed(RICH_TAGS.items())}
+_RICH_MACRO |= {"em": _RICH_MACRO["i"], "strong": _RICH_MACRO["b"]}
+_RICH_TAG = re.compile(r"<(/?)(" + "|".join(_RICH_MACRO) + ")>")
 
 
 def _spaced(rich_text: str) -> str:

@@ -94,12 +94,11 @@ def with_particles(family: str, given: str) -> dict[str, str]:
     """The parts of a name written ``family, given`` (RIS, EndNote) with its particles apart, as BibTeX reads
     ``von Last, First``: lower-case words leading the family part (``van de Kieft``) are its particle, those
     ending the given part (``Jean de``, as RIS writes La Fontaine's) its dropping particle."""
-    words, names = family.split(), given.split()
-    von = max((i + 1 for i, word in enumerate(words[:-1]) if _lower(word)), default=0)
+    names, von, last = _plain_parts(f"{family},{given}")
     first = len(names)
     while first > 1 and _lower(names[first - 1]):
         first -= 1
-    return {"family": " ".join(words[von:]), "particle": " ".join(words[:von]), "given": " ".join(names[:first]),
+    return {"family": " ".join(last), "particle": " ".join(von), "given": " ".join(names[:first]),
             "dropping_particle": " ".join(names[first:])}
 
 

@@ -34,7 +34,7 @@ from doiget.fulltext.builder import TextBuilder
 from doiget.fulltext.document import Document
 from doiget.fulltext.hyphens import LINE_BREAKS, Vocabulary, join_lines
 from doiget.fulltext.pdfpage import Line
-from doiget.fulltext.pdfmeta import SNIFF_PAGES, PdfSniff, Title, pdf_title, sniff_document
+from doiget.fulltext.pdfmeta import SNIFF_PAGES, PdfSniff, Title, letters_and_digits, pdf_title, sniff_document
 
 if TYPE_CHECKING:  # PyMuPDF costs ~0.2 s to import; only PDF work pays it
     import pymupdf
@@ -139,7 +139,7 @@ def _lay_out(raw: list[_Page], title: Title | None) -> Document:
 
     builder = TextBuilder()
     empty_pages: list[int] = []
-    title_key = _letters(title.text) if title and title.lines else ""
+    title_key = letters_and_digits(title.text.casefold()) if title and title.lines else ""
     for number, (blocks, page_kinds) in enumerate(zip(pages, kinds), start=1):
         builder.page_break(number)
         if not blocks:
@@ -165,14 +165,10 @@ def _lay_out(raw: list[_Page], title: Title | None) -> Document:
                          empty_pages=empty_pages)
 
 
-def _letters(text: str) -> str:
-    return "".join([c for c in text.casefold() if c.isalnum()])
-
-
 def _repeats(heading: str, title: str) -> bool:
     """Whether ``heading`` prints the title again (letters and digits ``title``): whole, or its first line or lines
     (a summary page before the article's first page, a cover sheet, a last page's citation box)."""
-    key = _letters(heading)
+    key = letters_and_digits(heading.casefold())
     return key == title or (title.startswith(key) and len(key) * 2 >= len(title))
 
 

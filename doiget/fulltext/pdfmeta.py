@@ -204,7 +204,7 @@ def first_page_title(lines: list[Line], meta_title: str | None = None) -> Title 
     if title is None:
         tops = [t for t in runs if t.top]
         title = tops[0] if tops else None if meta_title else _styled_top(upright, body, vocab)
-    if title and meta_title and _alnum(title.text) == _alnum(meta_title):
+    if title and meta_title and letters_and_digits(title.text) == letters_and_digits(meta_title):
         return Title(meta_title, title.lines)
     return title
 
@@ -231,8 +231,8 @@ def _larger_runs(lines: list[Line], body: float, vocab: Callable[[], Vocabulary]
 
 def _printing(lines: list[Line], title: str, vocab: Callable[[], Vocabulary]) -> Title | None:
     """The run of whole lines, as the page sets them, whose letters and digits are ``title``'s."""
-    want = _alnum(title).casefold()
-    keys = [_alnum(line.text).casefold() for line in lines]
+    want = letters_and_digits(title).casefold()
+    keys = [letters_and_digits(line.text).casefold() for line in lines]
     for start, key in enumerate(keys):
         if not key or not want.startswith(key):
             continue
@@ -290,7 +290,8 @@ def _agrees(text: str, title: str) -> bool:
     return normalised_title(text) == normalised_title(title) or title_similarity(text, title) >= TITLE_AGREEMENT
 
 
-def _alnum(text: str) -> str:
+def letters_and_digits(text: str) -> str:
+    """``text``'s letters and digits alone (a key comparing titles however they are spaced or punctuated)."""
     return "".join([c for c in text if c.isalnum()])
 
 
