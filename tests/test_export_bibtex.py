@@ -12,7 +12,7 @@ from export_helpers import COOKBOOK_BIB, ZOTERO_BIB
 from doiget.formats.bibtex import entry_type, latex_escape, to_bibtex
 from doiget.formats.csl import to_csl_json
 from doiget.formats.importer import parse_bibliography
-from doiget.formats.latex import untex
+from doiget.formats.latex import untex, untex_lines
 from doiget.formats.record import calendar_parts
 from doiget.models import Author, Work
 
@@ -139,20 +139,46 @@ def test_every_character_of_real_records_reads_back_from_the_export():
     # pylatexenc's macros read back as other characters: U+2212 minus signs (Mendeley abstracts) as "-", the
     # asterisk operator and U+2010 (Zotero's geomatics titles) as "*" and "-", JabRef's "^" (written
     # \textasciicircum) as U+02C6, Greek omicron as Latin "o", Hungarian "ű" as "ú". 10 records of these files
-    # (11 of the corpus's 8,913) came back with another title, abstract, venue or publisher; now none (abstracts
-    # keep their words, not their line breaks: the export folds them on purpose).
+    # (11 of the corpus's 8,913) came back with another title, abstract, venue or publisher; now none (an
+    # abstract's spaces within a line are one space, as BibTeX reads them).
     changed = 0
     for name in ("mendeley_vera_sport_vision.bib", "zotero_geomatics_textbook.bib.gz", "jabref_mthesis.bib",
                  "typst_cross.bib", "citeproc_testsuite_inputs.json", "zotero_latin_greek_terminology.csl.json"):
         works = [record.work for record in records(BIB / name)]
         again = [record.work for record in parse_bibliography(to_bibtex(works), "bibtex")]
         for work, back in zip(works, again, strict=True):
-            texts = [(w.title, " ".join((w.abstract or "").split()), w.venue, w.publisher) for w in (work, back)]
+            texts = [(w.title, _lines(w.abstract), w.venue, w.publisher) for w in (work, back)]
             changed += texts[0] != texts[1]
     assert changed == 0
     text = "Szűcs: r = −0.75 for G∗ at 2^63 ~5 nm, a·b, Ολυμπία"
     assert untex(latex_escape(text)) == text
     assert r"{\H{u}}" in latex_escape(text) and r"{\textminus}" in latex_escape(text)
+
+
+def _lines(text: str | None) -> list[str]:
+    """``text``'s lines, the spaces within each as BibTeX reads them (a run of them is one space)."""
+    return [" ".join(line.split()) for line in (text or "").splitlines()]
+
+
+def test_line_breaks_of_notes_and_abstracts_come_back_from_a_bibtex_export():
+    # BibTeX reads a line break in a field as a space: the Scopus export's notes ("Export Date: ...", "References:
+    # ...", "Correspondence Address: ..." lines; 203 of its records) and Zotero's structured abstracts ("PURPOSE",
+    # "METHODS" lines) came back as one line, 234 records of the corpus. The export writes \newline; the import
+    # reads it (and \\) back as a line break in note, annote and abstract.
+    works = [r.work for name in ("scopus_bitpattern.ris.gz", "zotero_latin_greek_terminology.csl.json")
+             for r in records(BIB / name)]
+    text = to_bibtex(works)
+    again = [r.work for r in parse_bibliography(text, "bibtex")]
+    notes = [(w.extra.get("note"), b.extra.get("note")) for w, b in zip(works, again, strict=True)]
+    multiline = [(a, b) for a, b in notes if a and "\n" in a]
+    assert len(multiline) >= 200 and r"2020\newline" + "\nReferences:" in text
+    assert all(_lines(a) == _lines(b) for a, b in multiline)
+    assert sum(a == b for a, b in multiline) >= len(multiline) - 2  # (2 Zotero notes: spaces at a line's ends)
+    abstracts = [(w.abstract, b.abstract) for w, b in zip(works, again) if w.abstract and "\n" in w.abstract]
+    assert len(abstracts) >= 5 and all(a == b for a, b in abstracts)
+    (two_hyphens,) = [(a, b) for a, b in multiline if "copolymers--designer" in a]  # -{}-: TeX's "--" is a dash
+    assert two_hyphens[0] == two_hyphens[1]
+    assert untex_lines(r"A\\ B \newline{}C \\*[2pt] D") == "A\nB\nC\nD" and untex(r"pp. 1-{}-2, 3--4") == "pp. 1--2, 3\u20134"
 
 
 def test_csl_variables_and_roles_without_a_bibtex_field_come_back_from_the_export():

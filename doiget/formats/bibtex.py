@@ -18,7 +18,7 @@ from pylatexenc.latexencode import UnicodeToLatexEncoder
 
 from doiget.formats.keys import citation_keys
 from doiget.formats.fields import (BIB_NAME_OF_ROLE, CSL_DATE_TO_BIB, CSL_TO_BIB, ISSUE_TYPES,
-                                   MONTH_MACROS, MONTHS, bib_type, container_field, csl_variable)
+                                   MONTH_MACROS, MONTHS, PROSE_FIELDS, bib_type, container_field, csl_variable)
 from doiget.formats.latex import RICH_TAGS, untex
 from doiget.formats.record import PAGE_DASH, calendar_parts, joined_keywords, nfc
 from doiget.formats.names import to_bibtex_name
@@ -44,7 +44,15 @@ _PROTECTED_WORD = re.compile(r"^(\W*)(\w\S*?[A-Z]\S*?)(\W*)$")
 
 def latex_escape(text: str) -> str:
     """``text`` as LaTeX: ASCII specials escaped, non-ASCII letters as accent macros (ü -> {\\"u})."""
-    return ascii_latex(text.translate(_ASCII_SPECIALS))
+    return ascii_latex(_DOUBLE_HYPHEN.sub("-{}", text.translate(_ASCII_SPECIALS)))
+
+
+_DOUBLE_HYPHEN = re.compile(r"-(?=-)")  # a hyphen before another, written -{} so that TeX makes no dash of the pair
+
+
+def _latex_lines(text: str) -> str:
+    """Prose (a note, an abstract) as LaTeX, its line breaks as ``\\newline`` (BibTeX reads a bare one as a space)."""
+    return "\\newline\n".join(latex_escape(line) for line in text.splitlines())
 
 
 def ascii_latex(latex: str) -> str:
@@ -193,14 +201,15 @@ def _fields(work: Work, kind: str) -> list[tuple[str, str]]:
         if work.extra.get(csl):
             fields.append(("number", latex_escape(str(work.extra[csl]))))
     if work.pages:
-        fields.append(("pages", latex_escape(PAGE_DASH.sub("--", work.pages.strip()))))
+        fields.append(("pages", "--".join(latex_escape(page) for page in PAGE_DASH.split(work.pages.strip()))))
     if work.publisher:
         fields.append((aliases.get("publisher") or _PUBLISHER_FIELD.get(kind, "publisher"),
                        latex_escape(work.publisher)))
     for csl, name in CSL_TO_BIB.items():
         value = csl_variable(work.extra, csl)
         if isinstance(value, (str, int, float)) and str(value).strip():
-            fields.append((aliases.get(csl, name), latex_escape(str(value))))
+            field = aliases.get(csl, name)
+            fields.append((field, _latex_lines(str(value)) if field in PROSE_FIELDS else latex_escape(str(value))))
     for csl, name in CSL_DATE_TO_BIB.items():
         value = _csl_date_text(work.extra.get(csl))
         if value:
@@ -217,7 +226,7 @@ def _fields(work: Work, kind: str) -> list[tuple[str, str]]:
     if getattr(work, "tags", None):
         fields.append(("keywords", latex_escape(joined_keywords(work.tags))))
     if work.abstract:
-        fields.append(("abstract", latex_escape(" ".join(work.abstract.split()))))
+        fields.append(("abstract", _latex_lines(work.abstract)))
     fields += [(name, value) for name, value in raw.items() if name not in _TITLE_FIELDS and _balanced(value)]
     fields = _with_update_note(work, fields)
     return list({name: (name, value) for name, value in reversed(fields)}.values())[::-1]

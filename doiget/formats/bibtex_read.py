@@ -15,8 +15,8 @@ from typing import Any
 from doiget.errors import DoigetError, ErrorCode
 from doiget.formats.bibtex_split import BibBlock, split_bibtex
 from doiget.formats.fields import (BIB_DATE_FIELDS, BIB_NAME_FIELDS, BIB_TO_CSL, BIB_TO_CSL_TYPE, BOOKTITLE_TYPES,
-                                   CSL_TO_BIB, ISSUE_TYPES, MONTHS, bib_type, container_field)
-from doiget.formats.latex import RICH_TAG, rich_text, unescape_verbatim, untex
+                                   CSL_TO_BIB, ISSUE_TYPES, MONTHS, PROSE_FIELDS, bib_type, container_field)
+from doiget.formats.latex import RICH_TAG, rich_text, unescape_verbatim, untex, untex_lines
 from doiget.formats.names import bibtex_author, split_names, split_top_level
 from doiget.formats.record import (YEAR, ImportRecord, clean, find_ids, iso_date, keywords, leading_date, make_record,
                                    pages)
@@ -202,7 +202,7 @@ def _text(value: str | None, problems: list[str], name: str) -> str | None:
     if not value:
         return None
     try:
-        return untex(value) or None  # untex's text is already one line
+        return (untex_lines(value) if name in PROSE_FIELDS else untex(value)) or None
     except Exception as exc:  # noqa: BLE001 - pylatexenc raises many types on odd input
         problems.append(f"field {name}: cannot decode LaTeX ({exc.__class__.__name__}); kept as written")
         return clean(value)

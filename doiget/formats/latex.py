@@ -75,8 +75,8 @@ def _untex_common(value: str) -> str | None:
     if _OTHER_LATEX.search(text):
         return None
     text = _ESCAPED.sub(r"\1", text)
+    text = text.replace("---", "\u2014").replace("--", "\u2013")  # before the braces go: -{}- is two hyphens
     text = text.replace("{", "").replace("}", "").replace("~", "\u00a0")
-    text = text.replace("---", "\u2014").replace("--", "\u2013")
     return text.replace(_OPEN, "{").replace(_CLOSE, "}").replace(_TILDE, "~")
 
 
@@ -101,6 +101,17 @@ def untex(value: str) -> str:
     if text is None:
         text = _with_unknown_macros_kept(value)
     return " ".join(text.split())
+
+
+# A line break as LaTeX writes one: \newline (what the BibTeX export writes), \\ with its optional star or length.
+_LINE_BREAK = re.compile(r"\s*(?:\\newline(?![A-Za-z])(?:\{\})?|(?<!\\)\\\\\*?(?:\[[^\]]*\])?)\s*")
+
+
+def untex_lines(value: str) -> str:
+    """A LaTeX prose field (a note, an abstract) as :func:`untex` reads it, but with each line break it writes
+    (``\\newline``, ``\\\\``) kept as a newline: a line break is a space to BibTeX, but a line of its own to
+    the note's reader (Scopus's "Export Date: ..." and "References: ..." lines)."""
+    return "\n".join(untex(line) for line in _LINE_BREAK.split(value)) if "\\" in value else untex(value)
 
 
 # A macro and the brace groups right after it (two levels deep); standard macros that just print their argument.
