@@ -39,7 +39,7 @@ def test_record_fields_and_one_line_values():
                 url="https://doi.org/10.1073/pnas.1414271111", abstract="Line one.\n\nLine two.", pmid="25349395")
     (record,) = read_ris(to_ris([work]))
     assert record == {
-        "TY": ["JOUR"], "AU": ["Makris, Eleftherios A.", "PNAS Team"],
+        "TY": ["JOUR"], "AU": ["Makris, Eleftherios A.", "PNAS Team,"],
         "TI": ["Developing functional musculoskeletal tissues"], "T2": ["PNAS"], "PY": ["2014"],
         "VL": ["111"], "IS": ["45"], "SP": ["E4832"], "EP": ["E4841"], "DO": ["10.1073/pnas.1414271111"],
         "UR": ["https://doi.org/10.1073/pnas.1414271111"], "AB": ["Line one. Line two."], "AN": ["pmid:25349395"],
@@ -60,7 +60,31 @@ def test_names_keep_particles_suffixes_and_organisations():
     assert ris_name(make_author(family="La Fontaine", dropping_particle="de", given="Jean")) == "La Fontaine, Jean de"
     assert ris_name(make_author(family="Xu", given="Liyan", suffix="Jr.")) == "Xu, Liyan, Jr."
     assert ris_name(make_author(literal="World Health Organization")) == "World Health Organization"
-    assert ris_name(make_author(family="Plato")) == "Plato"
+    assert ris_name(make_author(family="Plato")) == "Plato," and ris_name(make_author(given="Banksy")) == ", Banksy"
+
+
+def test_organisations_come_back_from_a_ris_export_as_organisations():
+    # A one-word organisation (Zotero's NASA, Wikimedia, Mathworks) was written "AU  - NASA" and read back as a
+    # person named NASA; a person with a family name only ("Doe Co." in the CSL test suite) was written without a
+    # comma and read back as an organisation: 39 records of the corpus. A name without a comma is now an
+    # organisation's (as Zotero reads RIS), and a person with one name part is written with a comma on its side.
+    from corpus import BIB, records
+
+    works = [r.work for name in ("zotero_geomatics_textbook.bib.gz", "zotero_latex_cookbook.bib",
+                                 "citeproc_testsuite_inputs.json") for r in records(BIB / name)
+             if any(a.literal or not (a.family and a.given) for a in r.work.authors)]
+    works = [w for w in works if not any(a.literal and "," in a.name for a in w.authors)]  # (see not_carried)
+    organisations = {a.name for w in works for a in w.authors if a.literal}
+    assert {"NASA", "Wikimedia", "Mathworks", "USGS", "Canadian Space Agency"} <= organisations
+    again = [r.work for r in parse_ris(to_ris(works))]
+    assert [[(a.name, a.literal) for a in w.authors] for w in again] == [
+        [(a.name, a.literal) for a in w.authors] for w in works]
+    assert sum(w.authors != b.authors for w, b in zip(works, again)) == 1  # "A kasernes": a particle, as RIS reads it
+    (banksy,) = [a for w in works for a in w.authors if a.name == "Banksy"]
+    assert (banksy.given, banksy.family, banksy.literal) == ("Banksy", None, False)
+    read_back = [r.work.authors for r in parse_ris("TY  - JOUR\nAU  - WHO\nAU  - Adler D.G.\nAU  - Plato,\nER  - \n")]
+    assert [(a.literal, a.family, a.given) for a in read_back[0]] == [
+        (True, None, None), (False, "Adler", "D.G."), (False, "Plato", None)]
 
 
 def test_every_type_the_reader_knows_comes_back():

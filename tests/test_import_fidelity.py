@@ -530,7 +530,7 @@ def test_a_ris_name_written_family_then_initials_is_a_person():
     (who,) = parse_ris("TY  - RPRT\nAU  - World Health Organization\nAU  - Kent State University\nAU  - UNESCO\n"
                        "TI  - A report\nER  - \n")
     assert [(a.name, a.literal) for a in who.work.authors] == [
-        ("World Health Organization", True), ("Kent State University", True), ("UNESCO", False)]
+        ("World Health Organization", True), ("Kent State University", True), ("UNESCO", True)]  # (no comma)
 
 
 def test_an_unknown_latex_macro_is_kept_as_written():

@@ -37,12 +37,15 @@ def ris_type(work: Work) -> str:
 
 def ris_name(author: Author) -> str:
     """``Family, Given[, Suffix]`` with the particles where RIS readers put them (``van Gogh, Vincent``,
-    ``La Fontaine, Jean de``); an organisation as its name."""
-    if author.literal or not author.family:
+    ``La Fontaine, Jean de``); an organisation as its name, without a comma (Zotero's reading, and the
+    reader's); a person with one name part with a comma on its side (``Banksy,``: ``, Banksy`` for a given name)."""
+    if author.literal or not (author.family or author.given):
         return author.name
     family = " ".join(p for p in (author.particle, author.family) if p)
     given = " ".join(p for p in (author.given, author.dropping_particle) if p)
-    return ", ".join(p for p in (family, given, author.suffix) if p) if given or author.suffix else family
+    if not family and not author.suffix:
+        return f", {given}"
+    return ", ".join(p for p in (family, given, author.suffix) if p) if given or author.suffix else f"{family},"
 
 
 def _date(value: Any) -> str | None:

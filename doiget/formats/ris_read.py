@@ -115,12 +115,13 @@ def _list(value: Any) -> list[str]:
 
 
 def _ris_name(name: str) -> Author:
-    family, _, rest = name.partition(",")
+    """A person written ``Family, Given[, Suffix]`` (``Banksy,`` has a family name only); a name without a
+    comma is an organisation's, kept whole (``NASA``, ``Canadian Space Agency``: Zotero reads them so),
+    unless it has Embase's shape ``Adler D.G.``."""
+    family, comma, rest = name.partition(",")
     given, _, suffix = rest.partition(",")
-    if not rest:
-        if " " not in family.strip():
-            return make_author(family=family)
-        parts = family_and_initials(family)  # Embase's "Adler D.G."; else an organisation's name, kept whole
+    if not comma:
+        parts = family_and_initials(family)
         return make_author(family=parts[0], given=parts[1]) if parts else make_author(literal=family)
     return make_author(**with_particles(family, given), suffix=suffix)
 
