@@ -121,29 +121,35 @@ def _title_fields(work: Work) -> list[tuple[str, str]]:
     return [("title", _as_written(raw.get("title"), title) or _rich_title(work) or _title(title))] if title else []
 
 
-# Each tag's macro (the first latex.RICH_TAGS names for it), and HTML's <em> and <strong> as <i> and <b>.
+# Each tag's macro (the first latex.RICH_TAGS names for it), and HTML's <em> and <strong> as <i> and <b>; CSL's
+# <span class="nocase"> (a part a style must not recase) is a brace group, BibTeX's case protection.
 _RICH_MACRO = {tag: macro for macro, tag in reversed(RICH_TAGS.items())}
 _RICH_MACRO |= {"em": _RICH_MACRO["i"], "strong": _RICH_MACRO["b"]}
-_RICH_TAG = re.compile(r"<(/?)(" + "|".join(_RICH_MACRO) + ")>")
+_NOCASE = '<span class="nocase">'
+_RICH_TAG = re.compile(r"<(/?)(" + "|".join(_RICH_MACRO) + ")>|" + _NOCASE + "|</span>")
 
 
 def _spaced(rich_text: str) -> str:
-    """A piece of rich text between tags as a title's LaTeX, with the spaces it starts or ends with."""
+    """A piece of rich text between tags as LaTeX, with the spaces it starts or ends with."""
     text = html.unescape(rich_text)
     if not text.strip():
         return " " if text else ""
-    return " " * text[0].isspace() + _title(text) + " " * text[-1].isspace()
+    return " " * text[0].isspace() + latex_escape(text.strip()) + " " * text[-1].isspace()
 
 
 def _rich_title(work: Work) -> str | None:
     """The work's CSL rich-text title (Zotero's ``<i>De Medicina</i>``) with LaTeX text styles
-    (``\\textit{De Medicina}``), when it has one that reads as the title."""
+    (``\\textit{De Medicina}``) and its ``nocase`` spans as braces, when it has one that reads as the title. Its
+    markup says which words keep their case: no other word gets braces (as :func:`_title` gives DNA or iPhone)."""
     rich = work.extra.get("title-rich")
     if not isinstance(rich, str) or "<" not in rich or html.unescape(_RICH_TAG.sub("", rich)) != work.title:
         return None
     out, pos = [], 0
     for match in _RICH_TAG.finditer(rich):
-        out += [_spaced(rich[pos:match.start()]), "}" if match.group(1) else f"\\{_RICH_MACRO[match.group(2)]}{{"]
+        tag = match.group(0)
+        out += [_spaced(rich[pos:match.start()]),
+                "{" if tag == _NOCASE else "}" if match.group(1) or tag == "</span>"
+                else f"\\{_RICH_MACRO[match.group(2)]}{{"]
         pos = match.end()
     out.append(_spaced(rich[pos:]))
     latex = "".join(out)

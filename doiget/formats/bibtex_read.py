@@ -250,8 +250,8 @@ def _date(fields: dict[str, str]) -> tuple[int | None, str | None, dict[str, str
 
 def _rich_title(fields: dict[str, str], text: dict[str, str], title: str | None) -> str | None:
     """The title (and subtitle) as CSL rich text when the .bib styles some of it (``\\emph{De Medicina}``, Zotero's
-    ``<i>``), else None."""
-    styled = [rich_text(fields[name]) if name in fields and "\\" in fields[name] else None
+    ``<i>``) or protects its case (``{DNA}``: CSL's ``<span class="nocase">``), else None."""
+    styled = [rich_text(fields[name]) if name in fields and "{" in fields[name] else None
               for name in ("title", "subtitle")]
     if not any(styled):
         return None
