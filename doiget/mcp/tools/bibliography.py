@@ -106,13 +106,15 @@ class NoteSearchParams(Params):
 # ---- handlers -----------------------------------------------------------------------------
 def _exporter(format: str):
     def run(lib: LibraryAccess, p: ExportParams) -> dict[str, Any]:
-        result = lib.get().export(format, refs=p.refs, tag=p.tag, collection=p.collection, query=p.query)
+        exported = lib.get().export_result(format, refs=p.refs, tag=p.tag, collection=p.collection, query=p.query)
+        result = exported.items if exported.items is not None else exported.text or ""
         records = result if isinstance(result, list) else _records(result, format)
         scope = scope_of(p)
         shown, next_cursor = page(records, decode(p.cursor, scope), p.limit, scope,
                                   size=None if isinstance(result, list) else len)
         body = {"items": shown} if isinstance(result, list) else {"text": "".join(shown)}
-        return {"format": format, "count": len(shown), "total": len(records), **body, "next_cursor": next_cursor}
+        return {"format": format, "count": len(shown), "total": len(records), **body, "next_cursor": next_cursor,
+                "not_carried": [gap.as_json() for gap in exported.not_carried]}
     return run
 
 
@@ -194,11 +196,12 @@ def _export_tool(name: str, format: str, title: str, what: str, outputs: str) ->
 
 BIBLIOGRAPHY_TOOLS: list[ToolSpec] = [
     _export_tool("doiget_bibtex_export", "bibtex", "BibTeX export", "BibTeX",
-                 "{ok, format, count, total, text, next_cursor}; keys authorYEARword, unique."),
+                 "{ok, format, count, total, text, next_cursor, not_carried[]}; keys authorYEARword, unique."),
     _export_tool("doiget_csl_export", "csl-json", "CSL-JSON export", "CSL-JSON",
-                 "{ok, format, count, total, items[], next_cursor}; id = citation key."),
+                 "{ok, format, count, total, items[], next_cursor, not_carried[]}; id = citation key."),
     _export_tool("doiget_ris_export", "ris", "RIS export", "RIS",
-                 "{ok, format, count, total, text, next_cursor}."),
+                 "{ok, format, count, total, text, next_cursor, not_carried[{field, entries}]}: the fields "
+                 "RIS has no tag for, over all `total` entries."),
     ToolSpec("doiget_cite", "Formatted references",
              "Format library entries as references in a citation style (APA, Vancouver, Nature, IEEE, MLA, "
              "AMA, Harvard).",
