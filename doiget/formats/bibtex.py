@@ -21,6 +21,7 @@ from doiget.formats.fields import (BIB_NAME_OF_ROLE, CSL_DATE_TO_BIB, CSL_TO_BIB
                                    MONTH_MACROS, MONTHS, PROSE_FIELDS, bib_type, container_field, csl_variable)
 from doiget.formats.latex import RICH_TAGS, untex
 from doiget.formats.record import PAGE_DASH, calendar_parts, joined_keywords, nfc
+from doiget.formats.ris import kept_ris_lines
 from doiget.formats.names import to_bibtex_name
 from doiget.notices import citation_note
 from doiget.models import ET_AL, Author, Work
@@ -233,6 +234,9 @@ def _fields(work: Work, kind: str) -> list[tuple[str, str]]:
         fields.append(("keywords", latex_escape(joined_keywords(work.tags))))
     if work.abstract:
         fields.append(("abstract", _latex_lines(work.abstract)))
+    ris = kept_ris_lines(work.extra)  # a RIS import's tags with no BibTeX field, as RIS lines
+    if ris and _balanced(ris):
+        fields.append(("ris", ris))
     fields += [(name, value) for name, value in raw.items() if name not in _TITLE_FIELDS and _balanced(value)]
     fields = _with_update_note(work, fields)
     return list({name: (name, value) for name, value in reversed(fields)}.values())[::-1]

@@ -122,6 +122,15 @@ def not_carried(work: Work) -> list[str]:
     return lost
 
 
+def kept_ris_lines(extra: dict[str, Any]) -> str | None:
+    """A work's RIS type and tags that a RIS import kept as written (``extra["ris-type"]``, ``extra["ris"]``) as
+    RIS lines, for a format without their place (BibTeX's ``ris`` field); :func:`~doiget.formats.ris_read.
+    read_kept_ris` reads them back. None when there are none."""
+    kind = extra.get("ris-type")
+    lines = ([("TY", kind)] if isinstance(kind, str) and kind else []) + _kept(extra.get("ris") or {})
+    return "\n".join(f"{tag}  - {' '.join(value.split())}" for tag, value in lines if value.strip()) or None
+
+
 def _kept(ris: dict[str, Any]) -> list[tuple[str, str]]:
     """The (tag, value) lines of what a RIS reader kept as written (``extra["ris"]``, by rispy key)."""
     lines = []
