@@ -114,11 +114,16 @@ _WRITTEN_BIBTEX = frozenset({"title", "subtitle", "file"})
 
 def not_carried(work: Work) -> list[str]:
     """What of ``work`` its RIS record leaves out, RIS having no tag for it: CSL variables by name, BibTeX-only
-    fields as ``BibTeX field NAME``."""
+    fields as ``BibTeX field NAME``, a role's names as ``ROLE names``, a CSL type RIS has no type for as ``type``,
+    an abstract's line breaks as ``abstract line breaks``."""
     lost = [name for name in work.extra if name not in _WRITTEN and name != "bibtex"
             and not (name == "event-title" and ris_type(work) == "CONF")]
     lost += [f"BibTeX field {name}" for name in (work.extra.get("bibtex") or {}) if name not in _WRITTEN_BIBTEX]
     lost += [f"{role} names" for role in work.contributors if role not in RIS_NAME_ROLES.values()]
+    if work.type and RIS_TO_CSL_TYPE.get(ris_type(work), "document") != work.type:
+        lost.append("type")  # a CSL type with no TY of its own (speech, a review: GEN, JOUR) reads back as another
+    if work.abstract and "\n" in work.abstract.strip():
+        lost.append("abstract line breaks")  # AB is one line: RIS readers join a value's lines with spaces
     return lost
 
 
