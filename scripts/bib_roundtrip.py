@@ -67,6 +67,8 @@ def reported(work: Work) -> set[str]:
             names.add("bibtex." + name.removeprefix("BibTeX field "))
         elif name.endswith(" names"):
             names.add("contributors." + name.removesuffix(" names"))
+        elif name in ("type", "abstract line breaks"):
+            names.add(name.split()[0])
         else:
             names.add("extra." + name)
     return names

@@ -19,8 +19,9 @@ from pylatexenc.latexencode import UnicodeToLatexEncoder
 from doiget.formats.keys import citation_keys
 from doiget.formats.fields import (BIB_NAME_OF_ROLE, CSL_DATE_TO_BIB, CSL_TO_BIB, ISSUE_TYPES,
                                    MONTH_MACROS, MONTHS, PROSE_FIELDS, bib_type, container_field, csl_variable)
-from doiget.formats.latex import RICH_TAGS, untex
+from doiget.formats.latex import PROTECTED_WORD, RICH_TAGS, untex
 from doiget.formats.record import PAGE_DASH, calendar_parts, joined_keywords, nfc
+from doiget.formats.ris import kept_ris_lines
 from doiget.formats.names import to_bibtex_name
 from doiget.notices import citation_note
 from doiget.models import ET_AL, Author, Work
@@ -37,9 +38,6 @@ _NON_ASCII = UnicodeToLatexEncoder(
 _TITLE_FIELDS = ("title", "subtitle")  # kept as written, and written by _title_fields
 _PUBLISHER_FIELD = {"phdthesis": "school", "mastersthesis": "school", "thesis": "institution",
                     "techreport": "institution", "report": "institution"}
-# A capital after the first character marks an acronym or a brand name (DNA, PaperQA, iPhone, CO2);
-# surrounding punctuation stays outside the braces.
-_PROTECTED_WORD = re.compile(r"^(\W*)(\w\S*?[A-Z]\S*?)(\W*)$")
 
 
 def latex_escape(text: str) -> str:
@@ -77,7 +75,7 @@ def _char_latex(char: str) -> str:
 def _title(text: str) -> str:
     words = []
     for word in text.split():
-        match = _PROTECTED_WORD.match(word)
+        match = PROTECTED_WORD.match(word)
         if match:
             lead, core, trail = (latex_escape(part) for part in match.groups())
             words.append(f"{lead}{{{core}}}{trail}")
@@ -233,6 +231,9 @@ def _fields(work: Work, kind: str) -> list[tuple[str, str]]:
         fields.append(("keywords", latex_escape(joined_keywords(work.tags))))
     if work.abstract:
         fields.append(("abstract", _latex_lines(work.abstract)))
+    ris = kept_ris_lines(work.extra)  # a RIS import's tags with no BibTeX field, as RIS lines
+    if ris and _balanced(ris):
+        fields.append(("ris", ris))
     fields += [(name, value) for name, value in raw.items() if name not in _TITLE_FIELDS and _balanced(value)]
     fields = _with_update_note(work, fields)
     return list({name: (name, value) for name, value in reversed(fields)}.values())[::-1]

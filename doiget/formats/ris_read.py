@@ -230,6 +230,22 @@ def _venue(kind: str, entry: dict[str, Any], extra: dict[str, Any]) -> str | Non
     return container
 
 
+def read_kept_ris(lines: str) -> dict[str, Any]:
+    """``extra["ris-type"]`` and ``extra["ris"]`` from the RIS lines :func:`~doiget.formats.ris.kept_ris_lines`
+    wrote (``TY  - ABST``, ``C7  - 093903``, ...); empty when they do not read as RIS."""
+    typed = lines.lstrip().startswith("TY  - ")
+    try:
+        (entry,) = rispy.loads(("" if typed else "TY  - GEN\n") + lines.strip() + "\nER  - \n",
+                               skip_unknown_tags=False, enforce_list_tags=False, delimiter_tags_mapping={})
+    except Exception:  # noqa: BLE001 - rispy raises IOError/ValueError on broken text
+        return {}
+    kind = entry.pop("type_of_reference", None)
+    entry.pop("end_of_reference", None)
+    kept = {name: value[0] if isinstance(value, list) and len(value) == 1 and name != "urls" else value
+            for name, value in entry.items() if value}
+    return ({"ris-type": kind} if typed and kind else {}) | ({"ris": kept} if kept else {})
+
+
 def _unread(entry: dict[str, Any], fields: dict[str, Any], dates: set[str], urls: list[str],
             numbers: list[str]) -> dict[str, Any]:
     """The values of ``entry`` the work does not hold, by rispy key, as rispy read them."""

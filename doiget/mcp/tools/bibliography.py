@@ -113,8 +113,9 @@ def _exporter(format: str):
         shown, next_cursor = page(records, decode(p.cursor, scope), p.limit, scope,
                                   size=None if isinstance(result, list) else len)
         body = {"items": shown} if isinstance(result, list) else {"text": "".join(shown)}
+        gaps = {"not_carried": [gap.as_json() for gap in exported.not_carried]} if format == "ris" else {}
         return {"format": format, "count": len(shown), "total": len(records), **body, "next_cursor": next_cursor,
-                "not_carried": [gap.as_json() for gap in exported.not_carried]}
+                **gaps}
     return run
 
 
@@ -196,12 +197,11 @@ def _export_tool(name: str, format: str, title: str, what: str, outputs: str) ->
 
 BIBLIOGRAPHY_TOOLS: list[ToolSpec] = [
     _export_tool("doiget_bibtex_export", "bibtex", "BibTeX export", "BibTeX",
-                 "{ok, format, count, total, text, next_cursor, not_carried[]}; keys authorYEARword, unique."),
+                 "{ok, format, count, total, text, next_cursor}; keys authorYEARword, unique."),
     _export_tool("doiget_csl_export", "csl-json", "CSL-JSON export", "CSL-JSON",
-                 "{ok, format, count, total, items[], next_cursor, not_carried[]}; id = citation key."),
+                 "{ok, format, count, total, items[], next_cursor}; id = citation key."),
     _export_tool("doiget_ris_export", "ris", "RIS export", "RIS",
-                 "{ok, format, count, total, text, next_cursor, not_carried[{field, entries}]}: the fields "
-                 "RIS has no tag for, over all `total` entries."),
+                 "{ok, format, count, total, text, next_cursor, not_carried[]}."),
     ToolSpec("doiget_cite", "Formatted references",
              "Format library entries as references in a citation style (APA, Vancouver, Nature, IEEE, MLA, "
              "AMA, Harvard).",
