@@ -212,14 +212,19 @@ def _canonical_arxiv(value: str) -> str:
     return f"{name.lower()}.{subject.upper()}/{number}" if subject else f"{name.lower()}/{number}"
 
 
+def canonical_doi(value: str) -> str | None:
+    """A DOI's canonical form (``Ref.of("doi", value).id``: bare, percent-escapes undone, lower-case), without
+    making the Ref; None when it is no DOI."""
+    doi = value.strip()
+    doi = unquote(doi).strip() if "%" in doi else doi
+    return doi.lower() if _DOI.match(doi) and "\x00" not in doi else None
+
+
 def _parse_as(kind: str, value: str) -> Ref | None:
     value = value.strip()
     if kind == "doi":
-        doi = unquote(value) if "%" in value else value
-        doi = doi.strip()
-        if _DOI.match(doi) and "\x00" not in doi:
-            return Ref("doi", doi.lower())
-        return None
+        doi = canonical_doi(value)
+        return Ref("doi", doi) if doi else None
     if kind == "arxiv":
         value = _PDF_SUFFIX.sub("", value)
         match = _ARXIV_NEW.match(value) or _ARXIV_OLD.match(value)

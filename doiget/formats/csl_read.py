@@ -199,11 +199,14 @@ def csl_record(index: int, item: Any, memo: Memo | None = None, plain: bool = Fa
         problems.append(f"unreadable issued date {get('issued')!r}")
     custom = get("custom")
     custom = custom if isinstance(custom, dict) else {}
-    ids, inferred, id_problems = find_ids(
-        {"doi": get("DOI"), "pmid": get("PMID"), "pmcid": get("PMCID"),
-         "arxiv": custom.get("arxiv"), "openalex": custom.get("openalex")},
-        [str(value) for name in _FREE_TEXT if (value := get(name))],
-    )
+    if plain:  # no other identifier variable, no other free text
+        ids, inferred, id_problems = find_ids({"doi": get("DOI")}, [str(url)] if (url := get("URL")) else [])
+    else:
+        ids, inferred, id_problems = find_ids(
+            {"doi": get("DOI"), "pmid": get("PMID"), "pmcid": get("PMCID"),
+             "arxiv": custom.get("arxiv"), "openalex": custom.get("openalex")},
+            [str(value) for name in _FREE_TEXT if (value := get(name))],
+        )
     extra = {} if plain or item.keys() <= _HANDLED else {
         name: value for name, value in item.items() if name not in _HANDLED and value not in (None, "", [])}
     if custom:

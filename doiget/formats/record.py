@@ -14,7 +14,7 @@ from pydantic import ValidationError
 
 from doiget.errors import DoigetError
 from doiget.models import ID_FIELDS, Work, unvalidated
-from doiget.refs import Ref, dois_in, try_parse
+from doiget.refs import Ref, canonical_doi, dois_in, try_parse
 
 
 @dataclass(slots=True)
@@ -57,9 +57,14 @@ def find_ids(declared: dict[str, Any], free_text: Iterable[str]) -> tuple[dict[s
     for kind, value in declared.items():
         if value in (None, ""):
             continue
-        text = bare_doi(str(value)) if kind == "doi" else str(value).strip()
+        if kind == "doi":  # the usual one, without making a Ref
+            if doi := canonical_doi(bare_doi(str(value))):
+                ids[kind] = doi
+            else:
+                problems.append(f"unreadable {kind} {value!r}")
+            continue
         try:
-            ids[kind] = Ref.of(kind, text).id
+            ids[kind] = Ref.of(kind, str(value).strip()).id
         except DoigetError:
             problems.append(f"unreadable {kind} {value!r}")
     found: list[Ref | None] = []
@@ -294,5 +299,5 @@ def plain_record(key: str | None, fields: dict[str, Any], ids: dict[str, str], t
                  problems: list[str], inferred: list[str]) -> PlainRecord:
     """The :class:`PlainRecord` of fields of the model's types, none of them ``extra`` or ``files``: what
     ``make_record(..., typed=True)`` would make a Work of."""
-    return PlainRecord(_nfc_fields(fields), {kind: ids[kind] for kind in ID_FIELDS if kind in ids}, nfc(key),
-                       nfc(tags), problems, list(inferred))
+    ordered = ids if len(ids) < 2 else {kind: ids[kind] for kind in ID_FIELDS if kind in ids}
+    return PlainRecord(_nfc_fields(fields), ordered, nfc(key), nfc(tags), problems, list(inferred))
