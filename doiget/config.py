@@ -2,11 +2,8 @@
 from __future__ import annotations
 
 import os
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-
-import platformdirs
 
 from doiget.errors import DoigetError, ErrorCode
 
@@ -23,6 +20,8 @@ def resolve_home(home: str | os.PathLike[str] | None = None) -> Path:
     env = os.environ.get("DOIGET_HOME")
     if env:
         return Path(env).expanduser()
+    import platformdirs  # on use, as tomllib below: start-up (`doiget serve` with $DOIGET_HOME needs neither)
+
     return Path(platformdirs.user_data_dir("doiget"))
 
 
@@ -61,6 +60,8 @@ def load_config(home: str | os.PathLike[str] | None = None) -> Config:
     data: dict = {}
     path = root / "config.toml"
     if path.is_file():
+        import tomllib
+
         try:
             data = tomllib.loads(path.read_text(encoding="utf-8"))
         except (OSError, tomllib.TOMLDecodeError) as exc:

@@ -14,6 +14,7 @@ violation that is gone fails the test too, so the list stays true).
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from pathlib import Path
 
@@ -53,13 +54,20 @@ def module_name(path: Path) -> str:
 MODULES = {module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
 
 
-def imports(name: str) -> list[tuple[str, int]]:
+@functools.cache
+def nodes(name: str) -> tuple[ast.AST, ...]:
+    """Every node of module ``name``'s syntax tree, parsed once for all the rules."""
+    return tuple(ast.walk(ast.parse(MODULES[name].read_text())))
+
+
+@functools.cache
+def imports(name: str) -> tuple[tuple[str, int], ...]:
     """(imported module, line) for every import in module ``name``, ``from a import b`` naming a.b when
     that is a module of doiget."""
     path = MODULES[name]
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     found = []
-    for node in ast.walk(ast.parse(path.read_text())):
+    for node in nodes(name):
         if isinstance(node, ast.Import):
             found += [(alias.name, node.lineno) for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
@@ -70,13 +78,12 @@ def imports(name: str) -> list[tuple[str, int]]:
             for alias in node.names:
                 candidate = f"{base}.{alias.name}"
                 found.append((candidate if candidate in MODULES else base, node.lineno))
-    return found
+    return tuple(found)
 
 
 def sql_uses(name: str) -> set[str]:
-    tree = ast.parse(MODULES[name].read_text())
     uses = set()
-    for node in ast.walk(tree):
+    for node in nodes(name):
         if isinstance(node, ast.Constant) and isinstance(node.value, str) and SQL.match(node.value):
             uses.add(f"sql string line {node.lineno}")
         elif isinstance(node, ast.JoinedStr) and node.values and isinstance(node.values[0], ast.Constant) \

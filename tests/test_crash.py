@@ -1,12 +1,15 @@
 """Crash consistency: ``doiget batch`` of 30 refs SIGKILLed at random points (issue 7).
 
 The batch runs as a real subprocess against the loopback server, whose PDFs stream slowly so
-that kills land mid-download. After each kill the library must be intact: the SQLite file
-passes ``integrity_check``, every artefact row names a complete blob whose hash matches, the
-only orphans are the complete blobs of refs that were in flight, and a re-run fetches the rest.
+that kills land mid-download: each trial kills it once the library holds a random number of
+artefact rows (polled; none: as soon as its file exists), while other workers are downloading.
+After each kill the library must be intact: the SQLite file passes ``integrity_check``, every
+artefact row names a complete blob whose hash matches, the only orphans are the complete blobs of
+refs that were in flight, and a re-run fetches the rest.
 """
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import random
@@ -61,6 +64,29 @@ def finish(proc: subprocess.Popen) -> None:
     assert proc.returncode == 0, err.decode()
 
 
+def kill_point(home, rows: int, proc: subprocess.Popen, timeout: float = 60) -> None:
+    """Poll until the library holds ``rows`` artefact rows (0: until its file exists, mid-migration),
+    or the batch ended, or ``timeout`` passed."""
+    path = home / "library.sqlite3"
+    deadline = time.monotonic() + timeout
+    with contextlib.ExitStack() as stack:
+        db = None
+        while proc.poll() is None and time.monotonic() < deadline:
+            if db is None and path.exists():
+                db = stack.enter_context(contextlib.closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)))
+            if db is not None and (rows == 0 or artefact_rows(db) >= rows):
+                return
+            time.sleep(0.02)
+
+
+def artefact_rows(db: sqlite3.Connection) -> int:
+    """Artefact rows the library holds now (0 while it is created or migrated)."""
+    try:
+        return db.execute("SELECT count(*) FROM artefacts").fetchone()[0]
+    except sqlite3.Error:
+        return 0
+
+
 def check_consistent(home, pdf_shas: set[str]) -> list[str]:
     """Assert the library survived; returns the orphan blobs ``gc`` would remove."""
     with sqlite3.connect(home / "library.sqlite3") as raw:
@@ -86,16 +112,12 @@ def test_sigkill_mid_batch_loses_and_corrupts_nothing(tmp_path, upstream):
     listing = tmp_path / "refs.txt"
     listing.write_text("".join(f"{doi(i)}\n" for i in range(REFS)))
 
-    started = time.monotonic()
-    finish(start_batch(tmp_path / "measure", env, listing))
-    duration = time.monotonic() - started
-
     rng = random.Random(20261202)
     killed = 0
     for trial in range(TRIALS):
         home = tmp_path / f"trial{trial}"
         proc = start_batch(home, env, listing)
-        time.sleep(rng.uniform(0.25, 0.95) * duration)
+        kill_point(home, rng.randint(0, REFS - BATCH_WORKERS), proc)
         if proc.poll() is None:
             proc.send_signal(signal.SIGKILL)
             killed += 1

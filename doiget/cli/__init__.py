@@ -23,8 +23,24 @@ Handler = Callable[[argparse.Namespace], Any]
 Command = Callable[[str, Handler, Callable[[Any], str], str], argparse.ArgumentParser]
 
 
+# The commands each module's register() adds, in `doiget --help` order. `doiget COMMAND ...` builds the
+# parser of COMMAND's module only: `doiget serve` and `doiget search` skip importing the other modules
+# and building their forty-odd sub-parsers (tests/test_cli_dispatch.py checks this table).
+COMMANDS = {
+    "local": ("serve", "browse", "info", "search", "recent", "tag", "untag", "collection", "annotate", "delete", "gc",
+              "health", "migrate", "sql", "demo"),
+    "fetch": ("fetch", "batch", "resolve", "search-remote"),
+    "fulltext": ("text", "grep", "reindex", "add"),
+    "bibliography": ("export", "import", "dedupe", "merge", "citekey", "cite", "cite-resolve", "note", "tags"),
+    "graph": ("graph",),
+    "retractions": ("check-retractions",),
+}
+MODULE_OF = {command: module for module, commands in COMMANDS.items() for command in commands}
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(command_modules(argv))
     args = parser.parse_args(argv)
     if not getattr(args, "handler", None):
         parser.print_help(sys.stderr)
@@ -88,8 +104,22 @@ def common_options() -> argparse.ArgumentParser:
     return common
 
 
-def build_parser() -> argparse.ArgumentParser:
-    from doiget.cli import bibliography, fetch, fulltext, graph, local, retractions
+def command_modules(argv: Sequence[str]) -> tuple[str, ...]:
+    """The module of the command ``argv`` names after the top-level options; every module (the whole
+    parser) unless that is plain: help, version, ``--``, an unknown word."""
+    tokens = iter(argv)
+    for token in tokens:
+        if token.startswith("--ho") and "--home".startswith(token):  # --home (abbreviated or not) VALUE
+            next(tokens, None)
+        elif not (token.startswith("--home=") or (len(token) > 2 and "--json".startswith(token))):
+            module = MODULE_OF.get(token)
+            return (module,) if module else tuple(COMMANDS)
+    return tuple(COMMANDS)
+
+
+def build_parser(modules: Sequence[str] = tuple(COMMANDS)) -> argparse.ArgumentParser:
+    """The parser of the commands of ``modules`` (:data:`COMMANDS`), every one by default."""
+    import importlib
 
     common = common_options()
     parser = argparse.ArgumentParser(prog="doiget", description="A personal scholarly-paper knowledge base.")
@@ -103,8 +133,8 @@ def build_parser() -> argparse.ArgumentParser:
         p.set_defaults(handler=handler, render=render)
         return p
 
-    for module in (local, fetch, fulltext, bibliography, graph, retractions):
-        module.register(command)
+    for module in modules:
+        importlib.import_module(f"doiget.cli.{module}").register(command)
     return parser
 
 

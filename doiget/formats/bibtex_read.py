@@ -15,9 +15,10 @@ from typing import Any
 from doiget.errors import DoigetError, ErrorCode
 from doiget.formats.bibtex_split import BibBlock, split_bibtex
 from doiget.formats.fields import (BIB_DATE_FIELDS, BIB_NAME_FIELDS, BIB_TO_CSL, BIB_TO_CSL_TYPE, BOOKTITLE_TYPES,
-                                   CSL_TO_BIB, ISSUE_TYPES, MONTHS, bib_type, container_field)
-from doiget.formats.latex import RICH_TAG, rich_text, unescape_verbatim, untex
+                                   CSL_TO_BIB, ISSUE_TYPES, MONTHS, PROSE_FIELDS, bib_type, container_field)
+from doiget.formats.latex import RICH_TAG, rich_text, unescape_verbatim, untex, untex_lines
 from doiget.formats.names import bibtex_author, split_names, split_top_level
+from doiget.formats.ris_read import read_kept_ris
 from doiget.formats.record import (YEAR, ImportRecord, clean, find_ids, iso_date, keywords, leading_date, make_record,
                                    pages)
 from doiget.models import ET_AL, Author, Work
@@ -202,7 +203,7 @@ def _text(value: str | None, problems: list[str], name: str) -> str | None:
     if not value:
         return None
     try:
-        return untex(value) or None  # untex's text is already one line
+        return (untex_lines(value) if name in PROSE_FIELDS else untex(value)) or None
     except Exception as exc:  # noqa: BLE001 - pylatexenc raises many types on odd input
         problems.append(f"field {name}: cannot decode LaTeX ({exc.__class__.__name__}); kept as written")
         return clean(value)
@@ -250,8 +251,8 @@ def _date(fields: dict[str, str]) -> tuple[int | None, str | None, dict[str, str
 
 def _rich_title(fields: dict[str, str], text: dict[str, str], title: str | None) -> str | None:
     """The title (and subtitle) as CSL rich text when the .bib styles some of it (``\\emph{De Medicina}``, Zotero's
-    ``<i>``), else None."""
-    styled = [rich_text(fields[name]) if name in fields and "\\" in fields[name] else None
+    ``<i>``) or protects its case (``{DNA}``: CSL's ``<span class="nocase">``), else None."""
+    styled = [rich_text(fields[name]) if name in fields and "{" in fields[name] else None
               for name in ("title", "subtitle")]
     if not any(styled):
         return None
@@ -404,8 +405,11 @@ def bib_record(key: str | None, kind: str, fields: dict[str, str], problems: lis
     for name, csl in BIB_DATE_FIELDS.items():
         if fields.get(name, "").strip():
             extra[csl] = _csl_date(fields[name])
+    kept_ris = read_kept_ris(fields["ris"]) if "ris" in fields else {}  # what a RIS import kept (see the export)
+    extra.update(kept_ris)
     for name, value in fields.items():
-        if name not in _CONSUMED and name not in _PUBLISHER_LIKE and name != "howpublished" and name not in bibtex:
+        if name not in _CONSUMED and name not in _PUBLISHER_LIKE and name != "howpublished" and name not in bibtex \
+                and not (name == "ris" and kept_ris):
             bibtex[name] = value
     if fields.get("crossref", "").strip():
         bibtex["crossref"] = fields["crossref"]

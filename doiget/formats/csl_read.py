@@ -15,8 +15,8 @@ from doiget import safejson
 from doiget.errors import DoigetError, ErrorCode
 from doiget.formats.fields import CSL_DATE_VARIABLES, CSL_NAME_VARIABLES, et_al_mark
 from doiget.formats.names import csl_author, stands_for_others
-from doiget.formats.record import (YEAR, ImportRecord, calendar_parts, clean, clean_lines, find_ids, iso_date, keywords,
-                                   leading_date, make_record, pages)
+from doiget.formats.record import (YEAR, ImportRecord, PlainRecord, calendar_parts, clean, clean_lines, find_ids,
+                                   iso_date, keywords, leading_date, make_record, pages, plain_record)
 from doiget.models import ET_AL, Author, Work
 
 _HTML_TAG = re.compile(r"</?(?:i|b|em|strong|sup|sub|sc|span)(?:\s[^>]*)?>", re.I)
@@ -27,6 +27,8 @@ _RICH = (("title", "title", False), ("container-title", "venue", True))  # text 
 _HANDLED = frozenset({*dict(_SHARED_COLUMNS), "URL", "abstract", "title", "container-title", "page", "id",
                       "citation-key", "DOI", "PMID", "PMCID", "issued", "keyword", "custom", *CSL_NAME_VARIABLES})
 _ROLES = CSL_NAME_VARIABLES - {"author"}
+# What an item may hold to be read as a PlainRecord: variables with a store column, the key, DOI, URL and authors.
+_PLAIN = _HANDLED - {"custom", "PMID", "PMCID"} - _ROLES
 _UNSEEN = object()
 _KEY = re.compile(r"^[^\s,{}#%\"'()=\\~]+$")
 _INT = {int}
@@ -39,11 +41,12 @@ def parse_csl(text: str) -> list[ImportRecord]:
     return list(iter_csl(text))
 
 
-def iter_csl(text: str | Iterable[str]) -> Iterator[ImportRecord]:
+def iter_csl(text: str | Iterable[str], plain: bool = False) -> Iterator[ImportRecord | PlainRecord]:
     """The records of :func:`parse_csl` one at a time: an array is decoded item by item, so only the text
     and the records taken so far are held, never the whole decoded document. ``text`` may also be the
     pieces of an array (a file, never held whole). A syntax error is raised when the reader reaches it,
-    after the records before it (the import writes in one transaction: a broken file adds nothing)."""
+    after the records before it (the import writes in one transaction: a broken file adds nothing).
+    ``plain``: an item whose every value has a store column comes as a :class:`PlainRecord`."""
     if not isinstance(text, str):
         data: Iterable[Any] = safejson.items(_without_bom(text), "CSL-JSON")
     elif (text := text.lstrip("\ufeff")).lstrip(" \t\r\n").startswith("["):
@@ -56,7 +59,7 @@ def iter_csl(text: str | Iterable[str]) -> Iterator[ImportRecord]:
             raise DoigetError(ErrorCode.INVALID_INPUT, "CSL-JSON must be an array of items")
     memo = Memo()
     for index, item in enumerate(data):
-        yield csl_record(index, item, memo)
+        yield csl_record(index, item, memo, plain)
 
 
 def _without_bom(pieces: Iterable[str]) -> Iterator[str]:
@@ -177,12 +180,14 @@ def closing_others(value: Any) -> bool:
     return isinstance(last, dict) and len(last) == 1 and stands_for_others(last.get("literal"))
 
 
-def csl_record(index: int, item: Any, memo: Memo | None = None) -> ImportRecord:
-    """One CSL-JSON item as an :class:`ImportRecord` (``memo``: what the file's earlier records worked out)."""
+def csl_record(index: int, item: Any, memo: Memo | None = None, plain: bool = False) -> ImportRecord | PlainRecord:
+    """One CSL-JSON item as an :class:`ImportRecord` (``memo``: what the file's earlier records worked out);
+    with ``plain``, an item whose every value has a store column as a :class:`PlainRecord`."""
     memo = Memo() if memo is None else memo
     if not isinstance(item, dict):
         return ImportRecord(work=Work(), problems=[f"item {index} is not a JSON object"])
     get = item.get
+    plain = plain and item.keys() <= _PLAIN
     key = get("citation-key") or get("id")
     key = None if key in (None, "") else str(key)
     key = key if key and _KEY.match(key) and "//" not in key else None
@@ -194,12 +199,15 @@ def csl_record(index: int, item: Any, memo: Memo | None = None) -> ImportRecord:
         problems.append(f"unreadable issued date {get('issued')!r}")
     custom = get("custom")
     custom = custom if isinstance(custom, dict) else {}
-    ids, inferred, id_problems = find_ids(
-        {"doi": get("DOI"), "pmid": get("PMID"), "pmcid": get("PMCID"),
-         "arxiv": custom.get("arxiv"), "openalex": custom.get("openalex")},
-        [str(value) for name in _FREE_TEXT if (value := get(name))],
-    )
-    extra = {} if item.keys() <= _HANDLED else {
+    if plain:  # no other identifier variable, no other free text
+        ids, inferred, id_problems = find_ids({"doi": get("DOI")}, [str(url)] if (url := get("URL")) else [])
+    else:
+        ids, inferred, id_problems = find_ids(
+            {"doi": get("DOI"), "pmid": get("PMID"), "pmcid": get("PMCID"),
+             "arxiv": custom.get("arxiv"), "openalex": custom.get("openalex")},
+            [str(value) for name in _FREE_TEXT if (value := get(name))],
+        )
+    extra = {} if plain or item.keys() <= _HANDLED else {
         name: value for name, value in item.items() if name not in _HANDLED and value not in (None, "", [])}
     if custom:
         extra.update({name: value for name, value in custom.items() if name not in ("arxiv", "openalex")})
@@ -218,7 +226,7 @@ def csl_record(index: int, item: Any, memo: Memo | None = None) -> ImportRecord:
         text, fields[column] = _once(value, memo.rich, _rich_text) if shared else _rich_text(value)
         if fields[column] != text and isinstance(value, str):
             extra[f"{name}-rich"] = value
-    roles = _ROLES.intersection(item)
+    roles = () if plain else _ROLES.intersection(item)
     others = [et_al_mark(role) for role in ("author", *sorted(roles))
               if closing_others(item.get(role))]
     if others:
@@ -228,4 +236,6 @@ def csl_record(index: int, item: Any, memo: Memo | None = None) -> ImportRecord:
                   year=year, published=published,
                   contributors={role: people for role in sorted(roles) if (people := _people(item[role], names))}
                   if roles else {}, citekey=key, extra=extra)
+    if plain and not extra:
+        return plain_record(key, fields, ids, keywords(get("keyword")), problems + id_problems, inferred)
     return make_record(key, fields, ids, keywords(get("keyword")), problems + id_problems, inferred, typed=True)

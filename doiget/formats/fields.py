@@ -106,6 +106,9 @@ CSL_TO_BIB = {
     "original-title": "origtitle", "container-title-short": "shortjournal", "call-number": "callnumber",
     "volume-title": "maintitle", "part": "part", "medium": "medium", "status": "status",
 } | _CSL_OWN_NAMES
+# BibTeX fields of prose whose line breaks are the writer's (a structured abstract's sections, a database's note
+# lines): written as \newline, read back as newlines (the other fields' whitespace is one space, as BibTeX's).
+PROSE_FIELDS = frozenset({"abstract", "note", "annote", "annotation"})
 # RIS tag -> the CSL variable it holds in Work.extra (SN: ISBN instead, unless every number in it is an ISSN).
 RIS_TO_CSL = {
     "SN": "ISSN", "CY": "publisher-place", "ET": "edition", "ST": "title-short", "NV": "number-of-volumes",

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Literal
 
 from doiget.errors import DoigetError, ErrorCode
-from doiget.formats.record import ImportRecord
+from doiget.formats.record import ImportRecord, PlainRecord
 from doiget.gcpause import gc_paused
 
 Format = Literal["auto", "csl-json", "bibtex", "ris"]
@@ -31,20 +31,22 @@ def parse_bibliography(text: str, format: Format = "auto") -> list[ImportRecord]
         return list(iter_bibliography(text, format))
 
 
-def iter_bibliography(source: str | Path, format: Format = "auto") -> Iterator[ImportRecord]:
+def iter_bibliography(source: str | Path, format: Format = "auto",
+                      plain: bool = False) -> Iterator[ImportRecord | PlainRecord]:
     """The records of :func:`parse_bibliography` one at a time (CSL-JSON is decoded item by item).
     ``source`` is the document, or a file: a CSL-JSON array is then decoded as the file is read (it is
-    never held whole), any other document is read whole first."""
+    never held whole), any other document is read whole first. ``plain``: a CSL-JSON item whose every
+    value has a store column comes as a :class:`PlainRecord` (the import's common path)."""
     if isinstance(source, Path):
         pieces = read_pieces(source)
         head = next(pieces, "")
         if format in ("auto", "csl-json") and head.lstrip("\ufeff").lstrip(" \t\r\n").startswith("["):
             from doiget.formats.csl_read import iter_csl
-            return iter_csl(chain([head], pieces))
+            return iter_csl(chain([head], pieces), plain)
         source = head + "".join(pieces)
     if format == "auto":
         format = _detect(source)
-    return _parse(source, format)
+    return _parse(source, format, plain)
 
 
 def read_pieces(path: Path) -> Iterator[str]:
@@ -58,10 +60,10 @@ def read_pieces(path: Path) -> Iterator[str]:
         raise DoigetError(ErrorCode.INVALID_INPUT, f"cannot read {path}: {exc}") from exc
 
 
-def _parse(text: str, format: Format) -> Iterator[ImportRecord]:
+def _parse(text: str, format: Format, plain: bool = False) -> Iterator[ImportRecord | PlainRecord]:
     if format == "csl-json":
         from doiget.formats.csl_read import iter_csl
-        return iter_csl(text)
+        return iter_csl(text, plain)
     if format == "bibtex":
         from doiget.formats.bibtex_read import parse_bibtex
         return iter(parse_bibtex(text))

@@ -13,8 +13,8 @@ from urllib.parse import unquote
 from pydantic import ValidationError
 
 from doiget.errors import DoigetError
-from doiget.models import Work, unvalidated
-from doiget.refs import Ref, dois_in, try_parse
+from doiget.models import ID_FIELDS, Work, unvalidated
+from doiget.refs import Ref, canonical_doi, dois_in, try_parse
 
 
 @dataclass(slots=True)
@@ -57,9 +57,14 @@ def find_ids(declared: dict[str, Any], free_text: Iterable[str]) -> tuple[dict[s
     for kind, value in declared.items():
         if value in (None, ""):
             continue
-        text = bare_doi(str(value)) if kind == "doi" else str(value).strip()
+        if kind == "doi":  # the usual one, without making a Ref
+            if doi := canonical_doi(bare_doi(str(value))):
+                ids[kind] = doi
+            else:
+                problems.append(f"unreadable {kind} {value!r}")
+            continue
         try:
-            ids[kind] = Ref.of(kind, text).id
+            ids[kind] = Ref.of(kind, str(value).strip()).id
         except DoigetError:
             problems.append(f"unreadable {kind} {value!r}")
     found: list[Ref | None] = []
@@ -238,15 +243,20 @@ def _nfc_extra(extra: dict[str, Any]) -> dict[str, Any]:
     return {name: value if name in _VERBATIM else nfc(value) for name, value in extra.items()}
 
 
+def _nfc_fields(fields: dict[str, Any]) -> dict[str, Any]:
+    """The fields that say something (not :data:`EMPTY`), their text in NFC."""
+    return {name: value if (type(value) is str and value.isascii()) or name in _NAMES
+            else _nfc_extra(value) if name == "extra" else nfc(value)
+            for name, value in fields.items() if value or value not in EMPTY}
+
+
 def make_record(key: str | None, fields: dict[str, Any], ids: dict[str, str], tags: list[str],
                 problems: list[str], inferred: list[str] = (), files: list[str] = (), *,
                 typed: bool = False) -> ImportRecord:
     """An :class:`ImportRecord` with its text in NFC; a field the model rejects is reported and dropped,
     not the record. The attachment paths (``files``) and the unread .bib and RIS fields are kept
     byte for byte. ``typed``: the reader makes every value of the model's type (see :func:`typed_work`)."""
-    data = {name: value if (type(value) is str and value.isascii()) or name in _NAMES
-            else _nfc_extra(value) if name == "extra" else nfc(value)
-            for name, value in fields.items() if value or value not in EMPTY}
+    data = _nfc_fields(fields)
     key, tags = nfc(key), nfc(tags)
     if typed:
         data.update(ids)
@@ -260,3 +270,34 @@ def make_record(key: str | None, fields: dict[str, Any], ids: dict[str, str], ta
         work = Work(**{k: v for k, v in data.items() if k not in bad}, **ids)
     return ImportRecord(work=work, key=key, tags=tags, problems=problems, inferred=list(inferred),
                         files=list(files))
+
+
+@dataclass(slots=True)
+class PlainRecord:
+    """A record whose every value has a store column (no ``extra``, names in the author role only, no
+    attachment), kept as the values of its :class:`Work` rather than as one: the import's common path writes
+    them as they are (:mod:`doiget.services.bibliography`); :meth:`record` is the :class:`ImportRecord`
+    :func:`make_record` makes of the same fields."""
+
+    values: dict[str, Any]  # the Work's fields that say something, in NFC, but its identifiers
+    ids: dict[str, str]  # in the order of ``Work.ids()``
+    key: str | None
+    tags: list[str]
+    problems: list[str]
+    inferred: list[str]
+
+    def work(self, **more: Any) -> Work:
+        """The :class:`Work` ``make_record`` makes of these values (and ``more``)."""
+        return typed_work({**self.values, **self.ids, **more})
+
+    def record(self) -> ImportRecord:
+        return ImportRecord(work=self.work(), key=self.key, tags=self.tags, problems=self.problems,
+                            inferred=self.inferred)
+
+
+def plain_record(key: str | None, fields: dict[str, Any], ids: dict[str, str], tags: list[str],
+                 problems: list[str], inferred: list[str]) -> PlainRecord:
+    """The :class:`PlainRecord` of fields of the model's types, none of them ``extra`` or ``files``: what
+    ``make_record(..., typed=True)`` would make a Work of."""
+    ordered = ids if len(ids) < 2 else {kind: ids[kind] for kind in ID_FIELDS if kind in ids}
+    return PlainRecord(_nfc_fields(fields), ordered, nfc(key), nfc(tags), problems, list(inferred))

@@ -265,6 +265,9 @@ def _split_leading_heading(lines: list[Line], fonts: frozenset[str]) -> list[lis
     end before its paragraph) takes that line, or the line's part in its font, along (:func:`_continues`)."""
     if len(lines) < 2:
         return [lines] if lines else []
+    first = lines[0]
+    if not fonts and all([line.bold == first.bold and line.size == first.size for line in lines]):
+        return [lines]  # most blocks: one style throughout (the test below, without a style per line)
     styles = [(line.bold, round(line.size * 2), line.single and line.font in fonts) for line in lines]
     if styles.count(styles[0]) == len(styles):
         return [lines]
@@ -452,14 +455,17 @@ def _aligned(left: list[_Block], right: list[_Block]) -> bool:
 def _prose_sizes(blocks: list[_Block]) -> tuple[Counter[float], int]:
     """Characters per font size (rounded to half points) in the lines long enough to be prose (figure labels and
     table cells say nothing of body text), and the characters of all lines."""
-    weights: Counter[float] = Counter()
+    exact: dict[float, int] = {}  # summed per size as read, then rounded once per size (a page sets few)
     chars = 0
     for block in blocks:
         for line in block.lines:
             n = len(line.text)
             chars += n
             if n >= MIN_PROSE_LINE_CHARS:
-                weights[round(line.size * 2) / 2] += n
+                exact[line.size] = exact.get(line.size, 0) + n
+    weights: Counter[float] = Counter()
+    for size, n in exact.items():  # in the order sizes first occur, as a count line by line would hold them
+        weights[round(size * 2) / 2] += n
     return weights, chars
 
 

@@ -1,5 +1,6 @@
 """``doiget serve``: the stdio MCP server. A table of tools, each a thin adapter over one
-``Library`` method: validate the arguments, call, and shape an ``{ok: ...}`` envelope.
+``Library`` method: validate the arguments, call, and shape an ``{ok: ...}`` envelope. The table is
+imported by the first tool call; tools/list is answered from its snapshot (``listing.py``).
 
 stdout carries JSON-RPC frames only; logs go to stderr (level from ``DOIGET_LOG``).
 """
@@ -21,15 +22,10 @@ from pydantic import ValidationError
 from doiget import __version__
 from doiget.config import Config, load_config
 from doiget.errors import DoigetError, ErrorCode
-from doiget.present import to_json
-from doiget.mcp.tools import TOOLS
-from doiget.mcp.tools import shapes
 from doiget.mcp.lifecycle import Lifecycle, serve_until_eof
+from doiget.mcp.listing import listed_tools
+from doiget.mcp.tools import resources
 from doiget.mcp.tools.access import LibraryHolder
-from doiget.mcp.tools.coerce import validation_error, without_nulls
-from doiget.mcp.tools.resources import TEMPLATES, list_resources, read_resource
-from doiget.mcp.tools.spec import ToolSpec
-from doiget.models import failure, ok
 
 log = logging.getLogger("doiget.mcp")
 MAX_RESULT_CHARS = 200_000
@@ -38,20 +34,23 @@ RESOURCE_NOT_FOUND = -32002  # the MCP specification's code for resources/read o
 
 def call_tool(holder: LibraryHolder, name: str, arguments: dict[str, Any] | None) -> dict[str, Any]:
     """Run one tool and return its envelope. Never raises."""
+    from doiget import models, present  # the first call imports the tool table and what it needs (listing.py)
+    from doiget.mcp.tools import TOOLS, coerce, shapes
+
     spec = TOOLS.get(name)
     if spec is None:
-        return failure(DoigetError(ErrorCode.INVALID_INPUT, f"unknown tool {name!r}; see tools/list"))
+        return models.failure(DoigetError(ErrorCode.INVALID_INPUT, f"unknown tool {name!r}; see tools/list"))
     arguments = arguments if arguments is not None else {}
     if not spec.enabled(holder.config):
         return shapes.failure(DoigetError(ErrorCode.CAPABILITY_DENIED, f"{name} is disabled by the "
                               f"'{holder.config.profile}' profile (set DOIGET_PROFILE=full to enable it)"), arguments)
     try:
-        params = spec.params.model_validate(without_nulls(spec.params, arguments))
-        return ok(**to_json(spec.run(holder.view(spec.read_only), params)))
+        params = spec.params.model_validate(coerce.without_nulls(spec.params, arguments))
+        return models.ok(**present.to_json(spec.run(holder.view(spec.read_only), params)))
     except ValidationError as exc:
         if "dry_run" in arguments and "dry_run" not in spec.params.model_fields:
             return shapes.failure(DoigetError(ErrorCode.INVALID_REF, f"dry_run does not apply to {name}"), arguments)
-        return shapes.failure(validation_error(exc), arguments)
+        return shapes.failure(coerce.validation_error(exc), arguments)
     except DoigetError as exc:
         return shapes.failure(exc, arguments)
     except Exception:  # boundary: nothing may escape as a traceback to the client
@@ -60,10 +59,18 @@ def call_tool(holder: LibraryHolder, name: str, arguments: dict[str, Any] | None
                                           "log"), arguments)
 
 
+def cancelled(arguments: dict[str, Any]) -> dict[str, Any]:
+    """The envelope of a call still running when the grace period after stdin's EOF ran out."""
+    from doiget.mcp.tools import shapes
+
+    return shapes.failure(DoigetError(ErrorCode.FETCH_TIMEOUT, "cancelled: the client closed stdin and the server is "
+                                      "shutting down"), arguments)
+
+
 def resource_contents(holder: LibraryHolder, uri: str) -> tuple[str, str, dict[str, Any] | None]:
     """Read one ``doiget://`` resource; a failure becomes a JSON-RPC error carrying the doiget code."""
     try:
-        return read_resource(holder.reader(), uri)
+        return resources.read_resource(holder.reader(), uri)
     except DoigetError as exc:
         code = RESOURCE_NOT_FOUND if exc.code is ErrorCode.NOT_FOUND else types.INVALID_PARAMS
         raise MCPError(code, f"{exc.code.value}: {exc.message}", exc.to_dict()) from exc
@@ -72,60 +79,40 @@ def resource_contents(holder: LibraryHolder, uri: str) -> tuple[str, str, dict[s
         raise MCPError(types.INTERNAL_ERROR, "INTERNAL_ERROR: reading the resource failed; see the server log") from exc
 
 
-def tool_definition(spec: ToolSpec) -> types.Tool:
-    return types.Tool(
-        name=spec.name,
-        description=spec.description(),
-        input_schema=spec.input_schema(),
-        annotations=types.ToolAnnotations(**hints(spec)),
-    )
-
-
-def hints(spec: ToolSpec) -> dict[str, bool]:
-    """The tool's annotations, each sent only where it differs from the MCP default (readOnly false,
-    destructive true, idempotent false, openWorld true) or is meaningful (destructive and idempotent
-    only for tools that write): a client reading the defaults sees the same four answers."""
-    if spec.read_only:
-        return {"read_only_hint": True, "open_world_hint": spec.open_world}
-    sent = {"destructive_hint": spec.destructive, "open_world_hint": spec.open_world}
-    return {**sent, "idempotent_hint": True} if spec.idempotent else sent
-
-
 def build_server(config: Config, lifecycle: Lifecycle | None = None) -> tuple[Server, LibraryHolder]:
     holder = LibraryHolder(config)
     lifecycle = lifecycle or Lifecycle()
-    tools = [tool_definition(spec) for spec in TOOLS.values() if spec.enabled(config)]
+    tools = listed_tools(config)
 
     async def list_tools(_ctx, _params) -> types.ListToolsResult:
         return types.ListToolsResult(tools=tools)
 
     async def on_call_tool(_ctx, params: types.CallToolRequestParams) -> types.CallToolResult:
         envelope = await lifecycle.run_call(lambda: call_tool(holder, params.name, params.arguments),
-                                            lambda: shapes.failure(DoigetError(
-                                                ErrorCode.FETCH_TIMEOUT, "cancelled: the client closed stdin and "
-                                                "the server is shutting down"), params.arguments or {}))
+                                            lambda: cancelled(params.arguments or {}))
         body = json.dumps(envelope, ensure_ascii=False, default=str)
         if len(body) > MAX_RESULT_CHARS:
-            envelope = failure(DoigetError(ErrorCode.INVALID_INPUT,
-                                           f"result larger than {MAX_RESULT_CHARS} characters; ask for less "
-                                           "(smaller limit or max_chars)"))
+            from doiget.models import failure
+
+            envelope = failure(DoigetError(ErrorCode.INVALID_INPUT, f"result larger than {MAX_RESULT_CHARS} "
+                                           "characters; ask for less (smaller limit or max_chars)"))
             body = json.dumps(envelope)
         return types.CallToolResult(content=[types.TextContent(type="text", text=body)],
                                     structured_content=json.loads(body), is_error=not envelope["ok"])
 
-    templates = [types.ResourceTemplate(name=t.name, uri_template=t.uri_template, mime_type=t.mime_type,
-                                        description=t.description) for t in TEMPLATES]
-
     async def on_list_resources(_ctx, params: types.PaginatedRequestParams | None) -> types.ListResourcesResult:
         cursor = params.cursor if params is not None else None
         try:
-            listed, next_cursor = await anyio.to_thread.run_sync(lambda: list_resources(holder.reader(), cursor))
+            shown, next_cursor = await anyio.to_thread.run_sync(
+                lambda: resources.list_resources(holder.reader(), cursor))
         except DoigetError as exc:
             raise MCPError(types.INVALID_PARAMS, f"{exc.code.value}: {exc.message}") from exc
-        return types.ListResourcesResult(resources=[types.Resource(**r) for r in listed], next_cursor=next_cursor)
+        return types.ListResourcesResult(resources=[types.Resource(**r) for r in shown], next_cursor=next_cursor)
 
     async def list_resource_templates(_ctx, _params) -> types.ListResourceTemplatesResult:
-        return types.ListResourceTemplatesResult(resource_templates=templates)
+        return types.ListResourceTemplatesResult(resource_templates=[
+            types.ResourceTemplate(name=t.name, uri_template=t.uri_template, mime_type=t.mime_type,
+                                   description=t.description) for t in resources.TEMPLATES])
 
     async def on_read_resource(_ctx, params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
         mime, body, meta = await anyio.to_thread.run_sync(resource_contents, holder, params.uri)

@@ -34,7 +34,7 @@ from doiget.formats.importer import Format as ImportFormat
 from doiget.formats.importer import ImportRecord, iter_bibliography
 from doiget.formats.ris import not_carried, to_ris
 from doiget.formats.keys import citation_key, key_aliases, unique_key, with_key_alias
-from doiget.formats.record import EMPTY
+from doiget.formats.record import EMPTY, PlainRecord
 from doiget.formats.fields import BABEL_LANGUAGES
 from doiget.gcpause import gc_paused
 from doiget.identity import Marks, Side, decide, marks_agree, normalised_title
@@ -53,6 +53,10 @@ log = logging.getLogger(__name__)
 
 EXPORT_FORMATS: tuple[str, ...] = ("bibtex", "csl-json", "ris")
 CHUNK_SIZE = 5000
+# The common path: a CSL-JSON record whose every value has a store column (formats.record.PlainRecord) and that
+# shares no identifier with another record of the file or an entry of the library is written from its values,
+# never made a Work. Tests switch it off to show it gives the library and report the other path gives.
+COMMON_PATH = True
 MAX_TAG_LENGTH = 100
 Progress = Callable[[int, int | None], None]
 
@@ -137,6 +141,7 @@ class _Item:
     file_key: str | None = None  # the citation key the file gave it (its entry's key may differ)
     seen: _Seen | None = None
     ref: str | None = None  # its primary ref, once written (None for an item known by its title)
+    plain: PlainRecord | None = None  # on the common path: the record's values (``work`` is None until full())
 
     @property
     def current(self) -> Work | _Seen:
@@ -150,12 +155,34 @@ class _Item:
     def marks(self) -> Marks:
         return _marks(self.work) if self.work is not None else self.seen.marks
 
+    def full(self) -> Work:
+        """The work (made now from a plain record's values: the item leaves the common path)."""
+        if self.plain is not None:
+            self.work, self.plain = self.plain.work(sources=[IMPORT_SOURCE]), None  # as _group gives every record
+        return self.work
+
+    def entry_values(self) -> dict[str, Any]:
+        """Its work's values by field, every field, as :func:`doiget.store.bulk.insert_works` writes them."""
+        if self.plain is None:
+            return self.work.__dict__
+        return {**_PLAIN_ENTRY, **self.plain.values, **self.plain.ids}
+
     def retire(self) -> None:
         """Once written, keep only what later records of the file are matched against."""
+        if self.plain is not None:  # known by its identifiers, so matched by no marks
+            values = self.plain.values
+            self.seen = _Seen(self.plain.ids, values.get("title"), values.get("year"), self.file_key, _NO_MARKS)
+            self.plain, self.tags = None, []
+            return
         titled = self.keys[0][0] == "title"  # only an item known by its title is matched by its marks
         self.seen = _Seen(self.work.ids(), self.work.title, self.work.year, self.file_key,
                           _marks(self.work) if titled else _NO_MARKS)
         self.work, self.tags = None, []
+
+
+# A plain record's work but for its values (only read: insert_works changes none of them).
+_PLAIN_ENTRY = {**dict.fromkeys(Work.model_fields), "authors": [], "contributors": {}, "extra": {},
+                "sources": [IMPORT_SOURCE]}
 
 
 @dataclass
@@ -203,7 +230,7 @@ def _import(store: Store, text_: str | Path, format: ImportFormat, tags: Sequenc
             if progress:
                 progress(len(items), len(items) if last else None)
 
-        for item in _group(iter_bibliography(text_, format), report, late):
+        for item in _group(iter_bibliography(text_, format, COMMON_PATH), report, late):
             items.append(item)
             pending.append(item)
             if len(pending) + len(late) >= CHUNK_SIZE:
@@ -278,7 +305,8 @@ def _without(work: Work, kinds: Sequence[str]) -> Work:
     return work.model_copy(update={**{kind: None for kind in moved}, "extra": extra})
 
 
-def _group(records: Iterable[ImportRecord], report: list[dict[str, Any]], late: list[_Late]) -> Iterator[_Item]:
+def _group(records: Iterable[ImportRecord | PlainRecord], report: list[dict[str, Any]],
+           late: list[_Late]) -> Iterator[_Item]:
     """The items to write, one per distinct work, yielded in file order as the records are read;
     appends each record's row to ``report`` (skipped records marked there). A record joins an earlier
     one only when :func:`doiget.identity.decide` says they are one work; an identifier it shares with a
@@ -287,6 +315,17 @@ def _group(records: Iterable[ImportRecord], report: list[dict[str, Any]], late: 
     to ``late``, merged into the entry the same way when the next chunk is written."""
     owner: dict[tuple[str, str], list[_Item]] = {}  # by key: the items holding it (one, but for a shared title)
     for index, record in enumerate(records):
+        if type(record) is PlainRecord:
+            keys = list(record.ids.items())
+            if keys and not any(map(owner.__contains__, keys)):  # the common path: no earlier record to join
+                report.append(row := _row(index, record))
+                item = _Item(index, None, _keyword_tags(record.tags, row), frozenset(record.inferred), plain=record)
+                item.keys = keys
+                for key in keys:
+                    owner[key] = [item]
+                yield item
+                continue
+            record = record.record()
         report.append(row := _row(index, record))
         work = record.work  # the record's own model: nothing else holds it
         work.sources = [IMPORT_SOURCE]
@@ -299,6 +338,8 @@ def _group(records: Iterable[ImportRecord], report: list[dict[str, Any]], late: 
         candidates = [item for k in keys if k in owner for item in owner[k]]
         if len(candidates) > 1:
             candidates = list({id(item): item for item in candidates}.values())
+        for candidate in candidates:
+            candidate.full()
         side = Side(ids, work.title, frozenset(record.inferred)) if candidates else None
         target, refused = None, []
         for candidate in candidates:
@@ -427,7 +468,7 @@ def _write_chunk(conn: Connection, items: list[_Item], extra_tags: list[str],
     retire them (:meth:`_Item.retire`)."""
     by_kind: dict[str, list[str]] = {kind: [] for kind in ID_FIELDS}
     for item in items:
-        item.file_key = item.work.citekey
+        item.file_key = item.work.citekey if item.plain is None else item.plain.values.get("citekey")
         for kind, value in item.keys:
             if kind != "title":
                 by_kind[kind].append(value)
@@ -443,6 +484,8 @@ def _write_chunk(conn: Connection, items: list[_Item], extra_tags: list[str],
     for item in items:
         kind, key = item.keys[0]
         matches = list(dict.fromkeys(known[k] for k in item.keys if k in known)) if known else []
+        if matches:
+            item.full()
         target = None
         for entry_id in matches:
             entry = stored[entry_id]
@@ -465,7 +508,7 @@ def _write_chunk(conn: Connection, items: list[_Item], extra_tags: list[str],
             item.entry_id = same
             item.merged = {"reason": "same title and year as an entry of the library without identifiers"}
         else:
-            if not item.work.title and not item.work.ids():
+            if item.plain is None and not item.work.title and not item.work.ids():  # a plain item has ids
                 item.work = item.work.model_copy(update={"title": report[item.index].get("key") or "Untitled"})
             new.append(item)
     column_updates, name_updates = [], []
@@ -478,7 +521,7 @@ def _write_chunk(conn: Connection, items: list[_Item], extra_tags: list[str],
         if (citekey := values.get("citekey", entry.citekey)) is not None:
             report[item.index]["citekey"] = citekey
     bulk.update_works(conn, column_updates, name_updates)
-    entry_ids = bulk.insert_works(conn, [item.work for item in new],
+    entry_ids = bulk.insert_works(conn, [item.entry_values() for item in new],
                                   [_new_key(item, keys_taken, report[item.index]) for item in new],
                                   [_tag_ids(item, extra_tags, tag_ids) for item in new])
     for item, entry_id in zip(new, entry_ids):
@@ -495,10 +538,11 @@ def _write_chunk(conn: Connection, items: list[_Item], extra_tags: list[str],
 def _new_key(item: _Item, taken: set[str], row: dict[str, Any]) -> str:
     """The entry's citation key: the record's own when free, else with a suffix (and a warning);
     generated when the record has none."""
-    own = item.work.citekey if item.work.citekey and citekeys.VALID_KEY.match(item.work.citekey) else None
-    if item.work.citekey and not own:
-        _listed(row, "problems", [f"key {item.work.citekey!r} is not usable in BibTeX; a key was generated"])
-    key = unique_key(own or citation_key(item.work), taken)
+    given = item.file_key  # the work's citekey
+    own = given if given and citekeys.VALID_KEY.match(given) else None
+    if given and not own:
+        _listed(row, "problems", [f"key {given!r} is not usable in BibTeX; a key was generated"])
+    key = unique_key(own or citation_key(item.full()), taken)
     if own and key != own:
         _listed(row, "problems", [f"key {own!r} is already used in the library; this entry's key is {key!r}"])
     taken.add(key.lower())
@@ -684,6 +728,15 @@ def _file_candidates(value: str) -> list[str]:
 def export(lib: Session, format: str = "bibtex", refs: list[checks.RefLike] | None = None, tag: str | None = None,
            collection: str | None = None, query: str | None = None) -> str | list[dict[str, Any]]:
     """The selected entries as BibTeX, RIS or CSL-JSON (see :meth:`doiget.Library.export`)."""
+    result = export_result(lib, format, refs, tag, collection, query)
+    return result["items"] if format == "csl-json" else result["text"]
+
+
+def export_result(lib: Session, format: str = "bibtex", refs: list[checks.RefLike] | None = None,
+                  tag: str | None = None, collection: str | None = None,
+                  query: str | None = None) -> dict[str, Any]:
+    """The export with what it could not carry (see :meth:`doiget.Library.export_result`); one warning
+    names those fields, with their number of entries."""
     check_format(format)
     tag = checks.optional_name(tag, "tag")
     collection = checks.optional_name(collection, "collection")
@@ -698,11 +751,15 @@ def export(lib: Session, format: str = "bibtex", refs: list[checks.RefLike] | No
             organise_store.collection_id(conn, collection)
         selected = entry_store.load(conn, select_ids(conn, candidates, tag, collection))
     retractions.warn_exported(selected)
-    if format == "ris":
-        for entry in selected:
-            if lost := not_carried(entry):
-                log.warning("%s: RIS has no tag for %s; not in the RIS export", entry.ref_label, ", ".join(lost))
-    return render(selected, format)
+    gaps = Counter(name for entry in selected for name in not_carried(entry)) if format == "ris" else Counter()
+    left_out = [{"field": name, "entries": n} for name, n in sorted(gaps.items(), key=lambda kv: (-kv[1], kv[0]))]
+    if left_out:
+        log.warning("RIS has no tag for %s; not in the RIS export of %d entries", ", ".join(
+            f"{gap['field']} ({gap['entries']} {'entry' if gap['entries'] == 1 else 'entries'})" for gap in left_out),
+            len(selected))
+    output = render(selected, format)
+    return {"format": format, "count": len(selected), ("items" if format == "csl-json" else "text"): output,
+            "not_carried": left_out}
 
 
 def import_document(lib: Session, text_or_path: str | os.PathLike[str], format: str = "auto",

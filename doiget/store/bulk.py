@@ -5,9 +5,10 @@ from __future__ import annotations
 import json
 import string
 from collections import defaultdict
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from operator import itemgetter
+from typing import Any
 
 from sqlalchemy import Connection
 
@@ -27,10 +28,11 @@ def stored_ids(conn: Connection, kind: str, values: Iterable[str]) -> dict[str, 
     return {value.lower() if kind == "doi" else value: entry_id for value, entry_id in rows}  # doi is NOCASE
 
 
-def insert_works(conn: Connection, works: Sequence[Work], citekeys: Sequence[str],
+def insert_works(conn: Connection, works: Sequence[Mapping[str, Any]], citekeys: Sequence[str],
                  tag_ids: Sequence[Iterable[int]]) -> list[int]:
-    """Insert ``works``, none of which shares an identifier with a stored entry, each with its citation key
-    (in place of the work's) and tags; returns their new entry ids in order (never ids a deleted entry had)."""
+    """Insert ``works`` (each the values of a :class:`Work` by field, every field: a Work's ``__dict__``), none
+    of which shares an identifier with a stored entry, each with its citation key (in place of the work's) and
+    tags; returns their new entry ids in order (never ids a deleted entry had)."""
     if not works:
         return []
     first = conn.exec_driver_sql(
@@ -40,8 +42,7 @@ def insert_works(conn: Connection, works: Sequence[Work], citekeys: Sequence[str
     stamp = now()
     sources: dict[tuple[str, ...], str] = {}
     rows = []
-    for entry_id, work, citekey in zip(entry_ids, works, citekeys):
-        values = work.__dict__
+    for entry_id, values, citekey in zip(entry_ids, works, citekeys):
         listed = tuple(values["sources"])
         rows.append((entry_id, *_column_values(values), 0,
                      sources.get(listed) or sources.setdefault(listed, json.dumps(values["sources"])),
@@ -49,12 +50,13 @@ def insert_works(conn: Connection, works: Sequence[Work], citekeys: Sequence[str
     tagged = [(entry_id, tag_id) for entry_id, tags in zip(entry_ids, tag_ids) for tag_id in tags]
     with _index_once(conn):
         insert_rows(conn, "entries", _ENTRY_COLUMNS, rows, _ENTRY_DEFAULTS)
-        people = write_names(conn, list(zip(entry_ids, works)))
+        people = write_names(conn, [(entry_id, values["authors"], values["contributors"])
+                                    for entry_id, values in zip(entry_ids, works)])
         add_tags(conn, tagged)
         tags = _tag_names(conn, tagged)
         index_entries(conn, entry_ids, people, {entry_id: " ".join(names) for entry_id, names in tags.items()})
-        summarise(conn, [summary_row(entry_id, [a.name for a in work.authors], tags.get(entry_id, ()))
-                         for entry_id, work in zip(entry_ids, works)])
+        summarise(conn, [summary_row(entry_id, [a.name for a in values["authors"]], tags.get(entry_id, ()))
+                         for entry_id, values in zip(entry_ids, works)])
     return entry_ids
 
 

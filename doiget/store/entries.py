@@ -81,7 +81,7 @@ def upsert_work(conn: Connection, work: Work, *, stub: bool = False, upstream: b
         columns = ", ".join(values)
         entry_id = conn.execute(text(f"INSERT INTO entries ({columns}) VALUES "
                                      f"({', '.join(':' + c for c in values)}) RETURNING id"), values).scalar_one()
-        write_names(conn, [(entry_id, work)])
+        write_names(conn, [(entry_id, work.authors, work.contributors)])
         return entry_id
     keep, *others = sorted(matches)
     for other in others:

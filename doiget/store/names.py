@@ -45,24 +45,25 @@ def roles(work: Work) -> list[tuple[str, Author]]:
         (role, person) for role, people in work.contributors.items() for person in people]
 
 
-def write_names(conn: Connection, pairs: Sequence[tuple[int, Work]]) -> dict[int, str]:
-    """Insert the names of each ``(entry id, work)`` (the entries have none yet); returns each named
-    entry's person text for search: the index spellings of its names joined by "; " in position order,
-    as the search-text triggers join them."""
+def write_names(conn: Connection, named: Sequence[tuple[int, Sequence[Author], dict[str, list[Author]]]]) -> dict[
+        int, str]:
+    """Insert the names of each ``(entry id, authors, contributors)`` (a work's: the entries have none yet);
+    returns each named entry's person text for search: the index spellings of its names joined by "; " in
+    position order, as the search-text triggers join them."""
     # One entry per name, in position order: whose, in which role, which Author (works share Authors).
-    named: list[tuple[int, int]] = []  # (entry id, how many names)
+    counted: list[tuple[int, int]] = []  # (entry id, how many names)
     roles_of: list[str] = []
     people: list[Author] = []
-    for entry_id, work in pairs:
+    for entry_id, authors, contributors in named:
         before = len(people)
-        people += work.authors
+        people += authors
         roles_of += repeat("author", len(people) - before)
-        for role, others in work.contributors.items():
+        for role, others in contributors.items():
             people += others
             roles_of += repeat(role, len(others))
         if len(people) > before:
-            named.append((entry_id, len(people) - before))
-    if not named:
+            counted.append((entry_id, len(people) - before))
+    if not counted:
         return {}
     idents = list(map(id, people))
     distinct = dict(zip(idents, people))  # each Author once, in order of first use
@@ -81,14 +82,14 @@ def write_names(conn: Connection, pairs: Sequence[tuple[int, Work]]) -> dict[int
     parts = [part for part, default in _NAME_DEFAULTS.items() if any(_part(a, part) != default for a in distinct.values())]
     tails = {ident: (index[keys[ident]][0], a.name, a.family, a.given, *[_part(a, part) for part in parts])
              for ident, a in distinct.items()}  # each Author's values after (entry, position, role)
-    whose = chain.from_iterable(repeat(entry_id, n) for entry_id, n in named)
-    positions = chain.from_iterable(map(range, map(itemgetter(1), named)))
+    whose = chain.from_iterable(repeat(entry_id, n) for entry_id, n in counted)
+    positions = chain.from_iterable(map(range, map(itemgetter(1), counted)))
     columns = ("entry_id", "position", "role", "author_id", "name", "family", "given", *parts)
     conn.exec_driver_sql(f"INSERT INTO entry_authors ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})",
                          list(map(add, zip(whose, positions, roles_of), map(tails.__getitem__, idents))))
     spelled = list(map({ident: index[key][1] for ident, key in keys.items()}.__getitem__, idents))
     text, start = {}, 0
-    for entry_id, n in named:
+    for entry_id, n in counted:
         text[entry_id] = "; ".join(spelled[start:start + n])
         start += n
     return text
@@ -102,7 +103,7 @@ def replace_names(conn: Connection, pairs: Sequence[tuple[int, Work]]) -> None:
     """Replace the names of each ``(entry id, work)`` by the work's."""
     if pairs:
         conn.exec_driver_sql("DELETE FROM entry_authors WHERE entry_id = ?", [(entry_id,) for entry_id, _ in pairs])
-        write_names(conn, pairs)
+        write_names(conn, [(entry_id, work.authors, work.contributors) for entry_id, work in pairs])
 
 
 def read_names(conn: Connection, entry_ids: Iterable[int]) -> dict[int, dict[str, list[Author]]]:

@@ -8,9 +8,12 @@ import shutil
 import tempfile
 import threading
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from doiget.config import Config
-from doiget.library import Library, library_exists
+
+if TYPE_CHECKING:
+    from doiget.library import Library
 
 
 class LibraryHolder:
@@ -25,6 +28,8 @@ class LibraryHolder:
 
     def get(self) -> Library:
         """The user's library, created (and migrated) if needed: for tools that write."""
+        from doiget.library import Library  # on the first call: the server starts without it
+
         with self._lock:
             if self._library is None:
                 self._library = Library(self.config)
@@ -32,6 +37,8 @@ class LibraryHolder:
 
     def reader(self) -> Library:
         """The user's library if it exists, else an empty one that lives in a temporary directory."""
+        from doiget.library import Library, library_exists
+
         if self._library is not None or library_exists(self.config):
             return self.get()
         with self._lock:

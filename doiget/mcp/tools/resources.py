@@ -9,14 +9,16 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
 from doiget import limits
 from doiget.errors import DoigetError, ErrorCode
-from doiget.library import Library
 from doiget.mcp.tools.paging import decode, page, window_size
 from doiget.present import entry_dict, to_json
+
+if TYPE_CHECKING:
+    from doiget.library import Library
 
 DEFAULT_MAX_CHARS = 15000
 MAX_CHARS = limits.MAX_TEXT_CHARS
