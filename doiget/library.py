@@ -306,10 +306,19 @@ class Library:
                collection: str | None = None, query: str | None = None) -> str | list[dict[str, Any]]:
         """The selected entries as BibTeX or RIS text, or as a list of CSL-JSON items. Selectors
         combine (an entry must match all given); none selects the whole library. Stubs are left out;
-        ``query`` selects its best 100 search hits, in rank order."""
+        ``query`` selects its best 100 search hits, in rank order. What RIS cannot carry is named in one
+        warning; :meth:`export_result` returns it."""
         from doiget.services import bibliography
 
         return bibliography.export(self, format, refs, tag, collection, query)
+
+    def export_result(self, format: str = "bibtex", refs: list[RefLike] | None = None, tag: str | None = None,
+                      collection: str | None = None, query: str | None = None) -> r.ExportResult:
+        """:meth:`export`'s output with its count and ``not_carried``: each field the format has no place
+        for (a RIS export's number of pages, a BibTeX-only field) with the number of entries that have it."""
+        from doiget.services import bibliography
+
+        return r.ExportResult.model_validate(bibliography.export_result(self, format, refs, tag, collection, query))
 
     def import_bibliography(self, text_or_path: str | os.PathLike[str], format: str = "auto",
                             tags: list[str] | None = None,

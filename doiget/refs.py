@@ -138,13 +138,17 @@ class Ref:
 def dois_in(text: str) -> list[str]:
     """The DOIs written in free text (a note, a reference string, a web address), canonical, each once, in
     order: without the punctuation after one (:func:`trimmed_doi`) and, in a web address, without the page's
-    own path after it (Wiley's ``/doi/10.1002/ca.20342/abstract``), its query or its fragment."""
+    own path after it (Wiley's ``/doi/10.1002/ca.20342/abstract``), its query or its fragment, and in a query
+    without the parameters after it."""
     found: dict[str, None] = {}
     for match in DOI_IN_TEXT.finditer(text):
         doi = match.group(0)
         word = text[max(text.rfind(space, 0, match.start()) for space in " \t\n\r") + 1:match.start()]
         if "://" in word or word.startswith("www."):
-            doi = _LANDING_PAGE.sub("", trimmed_doi(doi.split("?", 1)[0].split("#", 1)[0]))
+            doi = doi.split("?", 1)[0].split("#", 1)[0]
+            if "?" in word:  # a query parameter's value ends where the next begins (Scopus: doi=10.1063/x&partnerID=40)
+                doi = doi.split("&", 1)[0]
+            doi = _LANDING_PAGE.sub("", trimmed_doi(doi))
         ref = try_parse("doi:" + trimmed_doi(doi))
         if ref is not None:
             found[ref.id] = None

@@ -369,6 +369,24 @@ class FormattedReferences(Result):
     warnings: list[str] | None = None
 
 
+class NotCarried(Result):
+    """A field an export's format has no place for, and how many of the exported entries have it."""
+
+    field: str = Field(description="a CSL variable, 'BibTeX field NAME' or 'ROLE names'")
+    entries: int
+
+
+class ExportResult(Result):
+    """:meth:`~doiget.Library.export_result`: the export (``text`` for BibTeX and RIS, ``items`` for
+    CSL-JSON) and what of the entries it could not carry (RIS has no tag for some fields)."""
+
+    format: str
+    count: int = Field(description="entries exported")
+    text: str | None = None
+    items: list[dict[str, Any]] | None = None
+    not_carried: list[NotCarried]
+
+
 class RetractionRow(Result):
     """One paper of :meth:`~doiget.Library.check_retractions`: what the sources said, or why it failed."""
 

@@ -55,6 +55,8 @@ def test_mcp_import_export_resolve_and_notes(tmp_path):
     assert bib["count"] == len(parsed.entries) == 208 and not parsed.failed_blocks
     assert csl["count"] == 1 and csl["items"][0]["id"] == "gobée:2011anatomicalterms"  # the key of the imported file
     assert ris["count"] >= 1 and ris["text"].startswith("TY  - ")
+    assert "not_carried" not in bib and "not_carried" not in csl  # (BibTeX and CSL-JSON carry every field)
+    assert {"field": "number-of-pages", "entries": 4} in ris["not_carried"]  # (RIS has no tag for it)
     assert resolved["answered_from"] == "library" and resolved["candidates"][0]["confidence"] == "exact"
     assert batch["results"][0]["candidates"][0]["in_library"]
     assert "network access is disabled" in batch["results"][1]["note"]
@@ -87,6 +89,11 @@ def test_cli_import_export_notes_and_latex(tmp_path):
     assert len(library.entries) == 240 and not library.failed_blocks
     csl = json.loads(run(home, "export", "--format", "csl-json", GOBEE_DOI).stdout)
     assert [item["DOI"] for item in csl] == [GOBEE_DOI]
+    ris = run(home, "--json", "export", "--format", "ris", "--tag", "terms", "-o", str(tmp_path / "refs.ris"))
+    gaps = json.loads(ris.stdout)["not_carried"]
+    assert {"field": "BibTeX field rights", "entries": 24} in gaps
+    (warning,) = [line for line in ris.stderr.splitlines() if "RIS has no tag for" in line]
+    assert "BibTeX field rights (24 entries)" in warning
     if shutil.which("pdflatex") and shutil.which("bibtex"):
         _compile(tmp_path, bib, len(library.entries))
 

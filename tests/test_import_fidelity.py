@@ -6,6 +6,7 @@ import json
 import shutil
 import subprocess
 import unicodedata
+from collections import Counter
 from pathlib import Path
 
 import bibtexparser
@@ -129,7 +130,8 @@ def test_titles_are_exported_as_the_file_wrote_them():
     for path in [CDL, *BIBTEX_FILES]:
         written = {e.key: {k.lower(): f.value for k, f in e.fields_dict.items()}
                    for e in bibtexparser.parse_string(read(path)).entries}
-        works = [r.work for r in records(path) if r.key in written and "title" in written[r.key]]
+        once = {key for key, n in Counter(r.key for r in records(path)).items() if n == 1}  # (Zotero's geomatics
+        works = [r.work for r in records(path) if r.key in once and "title" in written.get(r.key, {})]  # repeats 2)
         for work, entry in zip(works, bibtexparser.parse_string(to_bibtex(works)).entries, strict=True):
             title = " ".join(ascii_latex(written[entry.key]["title"]).split())  # the export writes ASCII
             back = " ".join(entry.fields_dict["title"].value.split())
@@ -301,7 +303,8 @@ def test_a_doi_read_from_a_publisher_address_is_the_works_own():
                 (url_only,) = parse_ris(f"TY  - JOUR\nTI  - T\nUR  - {record.work.url}\nER  - \n")
                 total += 1
                 agree += url_only.work.doi == record.work.doi
-    assert (agree, total) == (143, 145)
+    assert (agree, total) == (353, 355)  # (Scopus's record.uri?...&doi=10.1063%2f5.0020407&partnerID=40: the
+    # DOI ran on into the next parameters, 186 of its 210 addresses, until the .gz fixtures joined this corpus)
     sici = "http://onlinelibrary.wiley.com/doi/10.1002/(SICI)1097-0185(19990415)257:2<50::AID-AR4>3.0.CO;2-W/abstract"
     (record,) = parse_ris(f"TY  - JOUR\nTI  - T\nUR  - {sici}\nUR  - http://a.org/1; https://b.org/2\nER  - \n")
     assert record.work.url == sici  # rispy cut it at its ";" into two addresses
@@ -355,7 +358,8 @@ def corpus_library(tmp_path_factory):
     """Every small corpus file imported into one library (each into a fresh one would hide merges)."""
     home = tmp_path_factory.mktemp("corpus")
     with Library(Config(home=home / "lib", profile="full")) as lib:
-        results = {path.name: lib.import_bibliography(path) for path in SMALL_FILES}
+        results = {path.name: lib.import_bibliography(read(path) if path.suffix == ".gz" else path)
+                   for path in SMALL_FILES}
         yield lib, results
 
 
@@ -530,7 +534,7 @@ def test_a_ris_name_written_family_then_initials_is_a_person():
     (who,) = parse_ris("TY  - RPRT\nAU  - World Health Organization\nAU  - Kent State University\nAU  - UNESCO\n"
                        "TI  - A report\nER  - \n")
     assert [(a.name, a.literal) for a in who.work.authors] == [
-        ("World Health Organization", True), ("Kent State University", True), ("UNESCO", False)]
+        ("World Health Organization", True), ("Kent State University", True), ("UNESCO", True)]  # (no comma)
 
 
 def test_an_unknown_latex_macro_is_kept_as_written():

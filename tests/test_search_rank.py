@@ -123,6 +123,20 @@ def test_several_terms_in_a_large_library_are_ranked_in_two_passes_alike(corpus,
     assert [(h.id, h.score) for h in lib.search(query, limit=20)] == expected
 
 
+def test_the_library_size_is_checked_by_every_search_of_several_terms(corpus, monkeypatch):
+    """Several terms are ranked in one pass only in a library of at most COMMON_DF entries, which the statement
+    checks itself (a larger library gets no rows from it); the connection last found large is asked first
+    next time, a guess only: as the library is found large, small, large again, every search is plain bm25's."""
+    lib, bare, stubs = corpus
+    from doiget.store.fts import compile_query
+
+    for common in (10, 10, 10_000, 10_000, 10, 10_000):
+        monkeypatch.setattr(search_store, "COMMON_DF", common)
+        for query in ("tumour protein", "cancer OR virus", "nothingmatches OR nothingelse"):
+            expected = plain_bm25(bare, stubs, compile_query(query, search_store.ENTRY_FTS_COLUMNS), 20)
+            assert [(h.id, h.score) for h in lib.search(query, limit=20)] == expected, (common, query)
+
+
 def test_a_phrase_search_still_stops_at_the_time_limit(tmp_path):
     from doiget.errors import DoigetError, ErrorCode
 

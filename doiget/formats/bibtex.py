@@ -19,8 +19,9 @@ from pylatexenc.latexencode import UnicodeToLatexEncoder
 from doiget.formats.keys import citation_keys
 from doiget.formats.fields import (BIB_NAME_OF_ROLE, CSL_DATE_TO_BIB, CSL_TO_BIB, ISSUE_TYPES,
                                    MONTH_MACROS, MONTHS, PROSE_FIELDS, bib_type, container_field, csl_variable)
-from doiget.formats.latex import RICH_TAGS, untex
+from doiget.formats.latex import PROTECTED_WORD, RICH_TAGS, untex
 from doiget.formats.record import PAGE_DASH, calendar_parts, joined_keywords, nfc
+from doiget.formats.ris import kept_ris_lines
 from doiget.formats.names import to_bibtex_name
 from doiget.notices import citation_note
 from doiget.models import ET_AL, Author, Work
@@ -37,9 +38,6 @@ _NON_ASCII = UnicodeToLatexEncoder(
 _TITLE_FIELDS = ("title", "subtitle")  # kept as written, and written by _title_fields
 _PUBLISHER_FIELD = {"phdthesis": "school", "mastersthesis": "school", "thesis": "institution",
                     "techreport": "institution", "report": "institution"}
-# A capital after the first character marks an acronym or a brand name (DNA, PaperQA, iPhone, CO2);
-# surrounding punctuation stays outside the braces.
-_PROTECTED_WORD = re.compile(r"^(\W*)(\w\S*?[A-Z]\S*?)(\W*)$")
 
 
 def latex_escape(text: str) -> str:
@@ -77,7 +75,7 @@ def _char_latex(char: str) -> str:
 def _title(text: str) -> str:
     words = []
     for word in text.split():
-        match = _PROTECTED_WORD.match(word)
+        match = PROTECTED_WORD.match(word)
         if match:
             lead, core, trail = (latex_escape(part) for part in match.groups())
             words.append(f"{lead}{{{core}}}{trail}")
@@ -121,29 +119,35 @@ def _title_fields(work: Work) -> list[tuple[str, str]]:
     return [("title", _as_written(raw.get("title"), title) or _rich_title(work) or _title(title))] if title else []
 
 
-# Each tag's macro (the first latex.RICH_TAGS names for it), and HTML's <em> and <strong> as <i> and <b>.
+# Each tag's macro (the first latex.RICH_TAGS names for it), and HTML's <em> and <strong> as <i> and <b>; CSL's
+# <span class="nocase"> (a part a style must not recase) is a brace group, BibTeX's case protection.
 _RICH_MACRO = {tag: macro for macro, tag in reversed(RICH_TAGS.items())}
 _RICH_MACRO |= {"em": _RICH_MACRO["i"], "strong": _RICH_MACRO["b"]}
-_RICH_TAG = re.compile(r"<(/?)(" + "|".join(_RICH_MACRO) + ")>")
+_NOCASE = '<span class="nocase">'
+_RICH_TAG = re.compile(r"<(/?)(" + "|".join(_RICH_MACRO) + ")>|" + _NOCASE + "|</span>")
 
 
 def _spaced(rich_text: str) -> str:
-    """A piece of rich text between tags as a title's LaTeX, with the spaces it starts or ends with."""
+    """A piece of rich text between tags as LaTeX, with the spaces it starts or ends with."""
     text = html.unescape(rich_text)
     if not text.strip():
         return " " if text else ""
-    return " " * text[0].isspace() + _title(text) + " " * text[-1].isspace()
+    return " " * text[0].isspace() + latex_escape(text.strip()) + " " * text[-1].isspace()
 
 
 def _rich_title(work: Work) -> str | None:
     """The work's CSL rich-text title (Zotero's ``<i>De Medicina</i>``) with LaTeX text styles
-    (``\\textit{De Medicina}``), when it has one that reads as the title."""
+    (``\\textit{De Medicina}``) and its ``nocase`` spans as braces, when it has one that reads as the title. Its
+    markup says which words keep their case: no other word gets braces (as :func:`_title` gives DNA or iPhone)."""
     rich = work.extra.get("title-rich")
     if not isinstance(rich, str) or "<" not in rich or html.unescape(_RICH_TAG.sub("", rich)) != work.title:
         return None
     out, pos = [], 0
     for match in _RICH_TAG.finditer(rich):
-        out += [_spaced(rich[pos:match.start()]), "}" if match.group(1) else f"\\{_RICH_MACRO[match.group(2)]}{{"]
+        tag = match.group(0)
+        out += [_spaced(rich[pos:match.start()]),
+                "{" if tag == _NOCASE else "}" if match.group(1) or tag == "</span>"
+                else f"\\{_RICH_MACRO[match.group(2)]}{{"]
         pos = match.end()
     out.append(_spaced(rich[pos:]))
     latex = "".join(out)
@@ -227,6 +231,9 @@ def _fields(work: Work, kind: str) -> list[tuple[str, str]]:
         fields.append(("keywords", latex_escape(joined_keywords(work.tags))))
     if work.abstract:
         fields.append(("abstract", _latex_lines(work.abstract)))
+    ris = kept_ris_lines(work.extra)  # a RIS import's tags with no BibTeX field, as RIS lines
+    if ris and _balanced(ris):
+        fields.append(("ris", ris))
     fields += [(name, value) for name, value in raw.items() if name not in _TITLE_FIELDS and _balanced(value)]
     fields = _with_update_note(work, fields)
     return list({name: (name, value) for name, value in reversed(fields)}.values())[::-1]

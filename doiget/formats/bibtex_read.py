@@ -18,6 +18,7 @@ from doiget.formats.fields import (BIB_DATE_FIELDS, BIB_NAME_FIELDS, BIB_TO_CSL,
                                    CSL_TO_BIB, ISSUE_TYPES, MONTHS, PROSE_FIELDS, bib_type, container_field)
 from doiget.formats.latex import RICH_TAG, rich_text, unescape_verbatim, untex, untex_lines
 from doiget.formats.names import bibtex_author, split_names, split_top_level
+from doiget.formats.ris_read import read_kept_ris
 from doiget.formats.record import (YEAR, ImportRecord, clean, find_ids, iso_date, keywords, leading_date, make_record,
                                    pages)
 from doiget.models import ET_AL, Author, Work
@@ -250,8 +251,8 @@ def _date(fields: dict[str, str]) -> tuple[int | None, str | None, dict[str, str
 
 def _rich_title(fields: dict[str, str], text: dict[str, str], title: str | None) -> str | None:
     """The title (and subtitle) as CSL rich text when the .bib styles some of it (``\\emph{De Medicina}``, Zotero's
-    ``<i>``), else None."""
-    styled = [rich_text(fields[name]) if name in fields and "\\" in fields[name] else None
+    ``<i>``) or protects its case (``{DNA}``: CSL's ``<span class="nocase">``), else None."""
+    styled = [rich_text(fields[name]) if name in fields and "{" in fields[name] else None
               for name in ("title", "subtitle")]
     if not any(styled):
         return None
@@ -404,8 +405,11 @@ def bib_record(key: str | None, kind: str, fields: dict[str, str], problems: lis
     for name, csl in BIB_DATE_FIELDS.items():
         if fields.get(name, "").strip():
             extra[csl] = _csl_date(fields[name])
+    kept_ris = read_kept_ris(fields["ris"]) if "ris" in fields else {}  # what a RIS import kept (see the export)
+    extra.update(kept_ris)
     for name, value in fields.items():
-        if name not in _CONSUMED and name not in _PUBLISHER_LIKE and name != "howpublished" and name not in bibtex:
+        if name not in _CONSUMED and name not in _PUBLISHER_LIKE and name != "howpublished" and name not in bibtex \
+                and not (name == "ris" and kept_ris):
             bibtex[name] = value
     if fields.get("crossref", "").strip():
         bibtex["crossref"] = fields["crossref"]

@@ -150,14 +150,43 @@ RICH_TAGS = {"textit": "i", "emph": "i", "textbf": "b", "textsc": "sc", "textsup
 _STYLE = re.compile(r"\\(" + "|".join(RICH_TAGS) + r")\s*\{")
 _MARKS = {tag: (chr(0xE010 + 2 * i), chr(0xE011 + 2 * i)) for i, tag in enumerate(dict.fromkeys(RICH_TAGS.values()))}
 _MARK_TAG = {mark: f"<{'/' * end}{tag}>" for tag, marks in _MARKS.items() for end, mark in enumerate(marks)}
+_NOCASE_MARKS = ("\ue030", "\ue031")  # the braces of a group that protects its case: CSL's nocase span
+_MARK_TAG |= dict(zip(_NOCASE_MARKS, ('<span class="nocase">', "</span>")))
 _MARK = re.compile("[" + "".join(_MARK_TAG) + "]")
-RICH_TAG = re.compile(r"</?(?:" + "|".join(_MARKS) + ")>")  # the tags rich_text writes
+RICH_TAG = re.compile(r"</?(?:" + "|".join(_MARKS) + r")>|<span class=\"nocase\">|</span>")  # the tags rich_text writes
+# A capital after the first character marks an acronym or a brand name (DNA, PaperQA, iPhone, CO2), which the
+# BibTeX export braces in a title that has no markup of its own; surrounding punctuation stays outside the braces.
+PROTECTED_WORD = re.compile(r"^(\W*)(\w\S*?[A-Z]\S*?)(\W*)$")
+_MACRO_BEFORE = re.compile(r"\\[A-Za-z]+\*?\s*(?:\{[^{}]*\}\s*)*$")  # a brace group right after it is its argument
+
+
+def _case_protected(text: str) -> str:
+    """``text`` with the braces of each outermost group that protects its case from a style (``{Smith}``,
+    ``{Bose}-{Einstein}``) as the nocase marks. Not such groups: a macro's argument, a special character
+    (``{\\"u}``), math, a word the BibTeX export braces anyway (``{DNA}``, ``{iPhone}``: it says nothing a CSL
+    processor would not keep), and braces around the whole text (Better BibTeX's ``{{...}}``, a title whose case
+    Zotero keeps, its CSL-JSON has no span)."""
+    out, stack, math = list(text), [], False  # stack: where each open group starts, None for a group not read
+    whole = (len(text) - len(text.lstrip()), len(text.rstrip()) - 1)
+    for i, char in enumerate(text):
+        escaped = i > 0 and text[i - 1] == "\\"
+        if char == "$" and not escaped:
+            math = not math
+        elif char == "{" and not escaped:
+            stack.append(i if not stack and not math and text[i + 1:i + 2] not in ("\\", "}", "")
+                         and not _MACRO_BEFORE.search(text, 0, i) else None)
+        elif char == "}" and not escaped and stack:
+            start = stack.pop()
+            word = PROTECTED_WORD.match(text[start + 1:i]) if start is not None else None
+            if start is not None and (start, i) != whole and not (word and not word.group(1) and not word.group(3)):
+                out[start], out[i] = _NOCASE_MARKS
+    return "".join(out) if not stack else text
 
 
 def rich_text(value: str) -> str | None:
-    """A LaTeX field as CSL rich text (``the \\emph{De Medicina} of`` -> ``the <i>De Medicina</i> of``), None when
-    it has no text style."""
-    if not _STYLE.search(value):
+    """A LaTeX field as CSL rich text (``the \\emph{De Medicina} of`` -> ``the <i>De Medicina</i> of``, ``{DNA}``
+    -> ``<span class="nocase">DNA</span>``), None when it has no text style and no case-protecting braces."""
+    if "{" not in value:
         return None
     chars, closing = list(value), {}
     for match in _STYLE.finditer(value):
@@ -173,7 +202,10 @@ def rich_text(value: str) -> str | None:
         chars[match.start() + 1:match.end()] = [""] * (match.end() - match.start() - 1)
     for end, mark in closing.items():
         chars[end] = mark
-    return _MARK.sub(lambda m: _MARK_TAG[m.group()], untex("".join(chars)))
+    text = _case_protected("".join(chars))
+    if not _MARK.search(text):
+        return None
+    return _MARK.sub(lambda m: _MARK_TAG[m.group()], untex(text))
 
 
 # What .bib writers put in a DOI or URL for classic BibTeX, whose text mode takes none of these characters bare:

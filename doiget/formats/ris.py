@@ -37,12 +37,15 @@ def ris_type(work: Work) -> str:
 
 def ris_name(author: Author) -> str:
     """``Family, Given[, Suffix]`` with the particles where RIS readers put them (``van Gogh, Vincent``,
-    ``La Fontaine, Jean de``); an organisation as its name."""
-    if author.literal or not author.family:
+    ``La Fontaine, Jean de``); an organisation as its name, without a comma (Zotero's reading, and the
+    reader's); a person with one name part with a comma on its side (``Banksy,``: ``, Banksy`` for a given name)."""
+    if author.literal or not (author.family or author.given):
         return author.name
     family = " ".join(p for p in (author.particle, author.family) if p)
     given = " ".join(p for p in (author.given, author.dropping_particle) if p)
-    return ", ".join(p for p in (family, given, author.suffix) if p) if given or author.suffix else family
+    if not family and not author.suffix:
+        return f", {given}"
+    return ", ".join(p for p in (family, given, author.suffix) if p) if given or author.suffix else f"{family},"
 
 
 def _date(value: Any) -> str | None:
@@ -111,12 +114,26 @@ _WRITTEN_BIBTEX = frozenset({"title", "subtitle", "file"})
 
 def not_carried(work: Work) -> list[str]:
     """What of ``work`` its RIS record leaves out, RIS having no tag for it: CSL variables by name, BibTeX-only
-    fields as ``BibTeX field NAME``."""
+    fields as ``BibTeX field NAME``, a role's names as ``ROLE names``, a CSL type RIS has no type for as ``type``,
+    an abstract's line breaks as ``abstract line breaks``."""
     lost = [name for name in work.extra if name not in _WRITTEN and name != "bibtex"
             and not (name == "event-title" and ris_type(work) == "CONF")]
     lost += [f"BibTeX field {name}" for name in (work.extra.get("bibtex") or {}) if name not in _WRITTEN_BIBTEX]
     lost += [f"{role} names" for role in work.contributors if role not in RIS_NAME_ROLES.values()]
+    if work.type and RIS_TO_CSL_TYPE.get(ris_type(work), "document") != work.type:
+        lost.append("type")  # a CSL type with no TY of its own (speech, a review: GEN, JOUR) reads back as another
+    if work.abstract and "\n" in work.abstract.strip():
+        lost.append("abstract line breaks")  # AB is one line: RIS readers join a value's lines with spaces
     return lost
+
+
+def kept_ris_lines(extra: dict[str, Any]) -> str | None:
+    """A work's RIS type and tags that a RIS import kept as written (``extra["ris-type"]``, ``extra["ris"]``) as
+    RIS lines, for a format without their place (BibTeX's ``ris`` field); :func:`~doiget.formats.ris_read.
+    read_kept_ris` reads them back. None when there are none."""
+    kind = extra.get("ris-type")
+    lines = ([("TY", kind)] if isinstance(kind, str) and kind else []) + _kept(extra.get("ris") or {})
+    return "\n".join(f"{tag}  - {' '.join(value.split())}" for tag, value in lines if value.strip()) or None
 
 
 def _kept(ris: dict[str, Any]) -> list[tuple[str, str]]:

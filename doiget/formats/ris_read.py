@@ -115,12 +115,13 @@ def _list(value: Any) -> list[str]:
 
 
 def _ris_name(name: str) -> Author:
-    family, _, rest = name.partition(",")
+    """A person written ``Family, Given[, Suffix]`` (``Banksy,`` has a family name only); a name without a
+    comma is an organisation's, kept whole (``NASA``, ``Canadian Space Agency``: Zotero reads them so),
+    unless it has Embase's shape ``Adler D.G.``."""
+    family, comma, rest = name.partition(",")
     given, _, suffix = rest.partition(",")
-    if not rest:
-        if " " not in family.strip():
-            return make_author(family=family)
-        parts = family_and_initials(family)  # Embase's "Adler D.G."; else an organisation's name, kept whole
+    if not comma:
+        parts = family_and_initials(family)
         return make_author(family=parts[0], given=parts[1]) if parts else make_author(literal=family)
     return make_author(**with_particles(family, given), suffix=suffix)
 
@@ -227,6 +228,22 @@ def _venue(kind: str, entry: dict[str, Any], extra: dict[str, Any]) -> str | Non
     if named and named != container:
         extra["event-title"] = named
     return container
+
+
+def read_kept_ris(lines: str) -> dict[str, Any]:
+    """``extra["ris-type"]`` and ``extra["ris"]`` from the RIS lines :func:`~doiget.formats.ris.kept_ris_lines`
+    wrote (``TY  - ABST``, ``C7  - 093903``, ...); empty when they do not read as RIS."""
+    typed = lines.lstrip().startswith("TY  - ")
+    try:
+        (entry,) = rispy.loads(("" if typed else "TY  - GEN\n") + lines.strip() + "\nER  - \n",
+                               skip_unknown_tags=False, enforce_list_tags=False, delimiter_tags_mapping={})
+    except Exception:  # noqa: BLE001 - rispy raises IOError/ValueError on broken text
+        return {}
+    kind = entry.pop("type_of_reference", None)
+    entry.pop("end_of_reference", None)
+    kept = {name: value[0] if isinstance(value, list) and len(value) == 1 and name != "urls" else value
+            for name, value in entry.items() if value}
+    return ({"ris-type": kind} if typed and kind else {}) | ({"ris": kept} if kept else {})
 
 
 def _unread(entry: dict[str, Any], fields: dict[str, Any], dates: set[str], urls: list[str],

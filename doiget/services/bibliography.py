@@ -728,6 +728,15 @@ def _file_candidates(value: str) -> list[str]:
 def export(lib: Session, format: str = "bibtex", refs: list[checks.RefLike] | None = None, tag: str | None = None,
            collection: str | None = None, query: str | None = None) -> str | list[dict[str, Any]]:
     """The selected entries as BibTeX, RIS or CSL-JSON (see :meth:`doiget.Library.export`)."""
+    result = export_result(lib, format, refs, tag, collection, query)
+    return result["items"] if format == "csl-json" else result["text"]
+
+
+def export_result(lib: Session, format: str = "bibtex", refs: list[checks.RefLike] | None = None,
+                  tag: str | None = None, collection: str | None = None,
+                  query: str | None = None) -> dict[str, Any]:
+    """The export with what it could not carry (see :meth:`doiget.Library.export_result`); one warning
+    names those fields, with their number of entries."""
     check_format(format)
     tag = checks.optional_name(tag, "tag")
     collection = checks.optional_name(collection, "collection")
@@ -742,11 +751,15 @@ def export(lib: Session, format: str = "bibtex", refs: list[checks.RefLike] | No
             organise_store.collection_id(conn, collection)
         selected = entry_store.load(conn, select_ids(conn, candidates, tag, collection))
     retractions.warn_exported(selected)
-    if format == "ris":
-        for entry in selected:
-            if lost := not_carried(entry):
-                log.warning("%s: RIS has no tag for %s; not in the RIS export", entry.ref_label, ", ".join(lost))
-    return render(selected, format)
+    gaps = Counter(name for entry in selected for name in not_carried(entry)) if format == "ris" else Counter()
+    left_out = [{"field": name, "entries": n} for name, n in sorted(gaps.items(), key=lambda kv: (-kv[1], kv[0]))]
+    if left_out:
+        log.warning("RIS has no tag for %s; not in the RIS export of %d entries", ", ".join(
+            f"{gap['field']} ({gap['entries']} {'entry' if gap['entries'] == 1 else 'entries'})" for gap in left_out),
+            len(selected))
+    output = render(selected, format)
+    return {"format": format, "count": len(selected), ("items" if format == "csl-json" else "text"): output,
+            "not_carried": left_out}
 
 
 def import_document(lib: Session, text_or_path: str | os.PathLike[str], format: str = "auto",

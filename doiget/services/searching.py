@@ -30,8 +30,13 @@ def search(lib: Session, query: str, limit: int = 20, *, year_from: int | None =
     """Entries matching ``query``, best first by bm25 (see :meth:`doiget.Library.search`)."""
     limit = bounded_int(limit, "limit", 1, limits.MAX_SEARCH_WINDOW)
     match = compile_query(query_text(query), search_store.ENTRY_FTS_COLUMNS)
-    filters = entry_filters(year_from=year_from, year_to=year_to, tag=tag, collection=collection, has_pdf=has_pdf)
-    clauses, params = filter_clauses(**filters)
+    if year_from is year_to is tag is collection is has_pdf is None:  # (the common case: nothing to check or build)
+        filters: dict[str, Any] = {}
+        clauses, params = (), None
+    else:
+        filters = entry_filters(year_from=year_from, year_to=year_to, tag=tag, collection=collection,
+                                has_pdf=has_pdf)
+        clauses, params = filter_clauses(**filters)
     try:
         with lib.store.query_raw("the search") as conn:
             rows = search_store.page(conn, match, limit, 0, clauses, params)

@@ -8,6 +8,7 @@ in ``config.toml``, default :data:`DEFAULT_SECONDS`.
 """
 from __future__ import annotations
 
+import math
 import sqlite3
 import time
 from collections.abc import Iterator
@@ -49,7 +50,7 @@ def time_limit(conn: Connection | sqlite3.Connection, seconds: float, what: str,
         if time.monotonic() > deadline:
             raise timeout_error(what, seconds)
     except Exception as exc:  # sqlite3's error, or SQLAlchemy's wrapping it (not imported on the search path)
-        if _interrupted(exc):
+        if interrupted(exc):
             raise timeout_error(what, seconds) from exc
         raise
     finally:
@@ -58,13 +59,27 @@ def time_limit(conn: Connection | sqlite3.Connection, seconds: float, what: str,
             raw.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, longest)
 
 
+class Deadline:
+    """:func:`time_limit` for a plain sqlite3 connection kept open (the search path's): its progress handler is
+    installed once, and each block only arms the deadline (``time.monotonic()`` past which the handler stops
+    the statement) and disarms it afterwards, so a search sets no handler and builds no closure."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.at = math.inf
+        conn.set_progress_handler(self._passed, _CHECK_EVERY)
+
+    def _passed(self) -> bool:
+        return time.monotonic() > self.at
+
+
 def timeout_error(what: str, seconds: float) -> DoigetError:
     return DoigetError(ErrorCode.QUERY_TIMEOUT, f"{what} ran longer than its {seconds:g} s limit and was stopped; "
                        f"narrow it (more specific terms, a LIMIT, fewer joins) or raise {CONFIG_KEY} in config.toml",
                        limit_seconds=seconds)
 
 
-def _interrupted(exc: BaseException) -> bool:
+def interrupted(exc: BaseException) -> bool:
+    """Whether ``exc`` is SQLite stopping a statement (a progress handler's or ``interrupt()``'s doing)."""
     orig = getattr(exc, "orig", exc)  # SQLAlchemy's DBAPIError wraps the driver's error
     if not isinstance(orig, sqlite3.Error):
         return False

@@ -30,7 +30,7 @@ def compile_query(text: str, columns: tuple[str, ...] = ()) -> str:
     if _SYNTAX.isdisjoint(text):  # plain words, the common case, spelled as _compile spells it
         words = text.split()
         if _OPERATORS.isdisjoint(words):
-            return " AND ".join(f'"{word}"' for word in words)
+            return '"' + '" AND "'.join(words) + '"'
     return _compile(text, columns)
 
 

@@ -98,7 +98,9 @@ _MARGIN = 20  # rows ranked beyond twice the page, for the stubs among them
 # (A quoted term with a separator inside is several tokens.)
 ONE_PASS_BUDGET = 10
 _ROW_BUDGET = "doiget_row_budget"
-_rows = threading.local()  # this thread's one-pass statement: its connection, how many more rows may enter its top
+# This thread's one-pass statement (its connection, how many more rows may enter its top) and the connection it
+# last found to hold a large library (:func:`_large`).
+_rows = threading.local()
 _SEP, _RS = "\x1f", "\x1e"  # the ASCII unit and record separators
 # What page() raises for a malformed MATCH expression (tell it apart with doiget.store.fts.is_fts_error).
 Error = sqlite3.OperationalError
@@ -114,20 +116,23 @@ def page(conn: sqlite3.Connection, match: str, limit: int, offset: int = 0, clau
     """The hits ``offset``..``offset + limit`` among non-stub entries matching the compiled FTS5 expression
     ``match``, best first: each a dict of the fields of a search hit (:func:`shown`, score = bm25);
     ``clauses`` filter the entry aliased ``e``. ``conn`` is :func:`prepare` d."""
-    values = {**(params or {}), "match": match, "limit": limit, "offset": offset}
+    values = {**(params or {}), "match": match, "limit": limit, "offset": offset, "common": COMMON_DF}
     clauses = tuple(clauses)
     wanted = offset + limit
     one_term = is_one_term(match)
     phrase = _holds_phrase(match)
-    if phrase or not (one_term or conn.execute(_LARGE_SQL, {"common": COMMON_DF}).fetchone()[0]):
-        rows = _one_pass(conn, values, clauses, budget=ONE_PASS_BUDGET * wanted)
-        if rows is not None:
-            return rows
+    if phrase or not one_term:
+        several = not phrase  # ranked in one pass only in a small library (none of its rows in a larger one)
+        if not (several and getattr(_rows, "large", None) is conn and _large(conn, values)):
+            rows = _one_pass(conn, values, clauses, budget=ONE_PASS_BUDGET * wanted, small=several)
+            if rows is not None and (rows or not several or not _large(conn, values)):
+                return rows
     if not one_term:  # several terms, in a large library or more than the page of them
         return _two_passes(conn, match, limit, offset, clauses, params, common=False)
     few = 0 if phrase or "*" in match else wanted + 1  # a prefix's count would expand it once more
     if few:  # one word in a small library: ranked and shown in one pass if all its matches fit on the page
-        rows = _one_pass(conn, {**values, "few": few, "common": COMMON_DF}, clauses, fits=True)
+        values["few"] = few
+        rows = _one_pass(conn, values, clauses, fits=True)
         if rows:
             return rows
     # One word or prefix: counted to one past the page (all matches on it: ranked and shown in one pass) in a
@@ -149,6 +154,14 @@ def page(conn: sqlite3.Connection, match: str, limit: int, offset: int = 0, clau
     return _two_passes(conn, match, limit, offset, clauses, params, common=common)
 
 
+def _large(conn: sqlite3.Connection, values: dict[str, Any]) -> bool:
+    """Whether the library can hold more than ``values["common"]`` entries; the thread remembers the connection
+    last found so, to ask this first next time (a guess of which statement to run first, checked every time)."""
+    large = bool(conn.execute(_LARGE_SQL, values).fetchone()[0])
+    _rows.large = conn if large else None
+    return large
+
+
 def _two_passes(conn: sqlite3.Connection, match: str, limit: int, offset: int, clauses: tuple[str, ...],
                 params: dict[str, Any] | None, *, common: bool) -> list[dict[str, Any]]:
     """The page ranked (:func:`ranked`), then its hits shown (:func:`shown`)."""
@@ -166,17 +179,20 @@ def _two_passes(conn: sqlite3.Connection, match: str, limit: int, offset: int, c
 
 
 def _one_pass(conn: sqlite3.Connection, values: dict[str, Any], clauses: tuple[str, ...],
-              budget: int | None = None, *, fits: bool = False) -> list[dict[str, Any]] | None:
+              budget: int | None = None, *, small: bool = False, fits: bool = False) -> list[dict[str, Any]] | None:
     """The page ranked and shown by one statement (what a hit shows is computed only for the rows that enter
     the top ``offset + limit`` as the matches are walked); with ``budget``, None once more than that many
-    rows have entered it (the statement is stopped); with ``fits``, no rows unless the library holds at most
-    ``values["common"]`` entries and fewer than ``values["few"]`` rows match (counted by the same statement before
-    its walk)."""
+    rows have entered it (the statement is stopped); with ``small``, no rows unless the library holds at most
+    ``values["common"]`` entries; with ``fits``, none unless moreover fewer than ``values["few"]`` rows match
+    (counted by the same statement before its walk)."""
+    only_if = _FEWER if fits else _SMALL if small else None
+    if budget is None:
+        return _hits(conn.execute(_one_pass_sql(clauses, False, only_if), values))
     _rows.left, _rows.conn = budget, conn
     try:
-        return _hits(conn.execute(_one_pass_sql(clauses, budget is not None, fits), values))
+        return _hits(conn.execute(_one_pass_sql(clauses, True, only_if), values))
     except sqlite3.OperationalError:
-        if budget is None or _rows.left >= 0:  # not the budget's doing
+        if _rows.left >= 0:  # not the budget's doing
             raise
         return None
     finally:
@@ -184,18 +200,18 @@ def _one_pass(conn: sqlite3.Connection, values: dict[str, Any], clauses: tuple[s
 
 
 @functools.cache
-def _one_pass_sql(clauses: tuple[str, ...], budgeted: bool, fits: bool = False) -> str:
+def _one_pass_sql(clauses: tuple[str, ...], budgeted: bool, only_if: str | None = None) -> str:
     # Per row entering the top only its snippet (counted against the budget); the summary only for the page:
     # the ranked page p is a co-routine (a materialised subquery would compute every row's snippet) that
     # CROSS JOIN keeps the outer loop, so the rows come out in its order (an outer ORDER BY would cost a sort).
     # Without filters no entry is read per row: stubs are probed in their small partial index, which stays
     # cached (an entry's row is a random page of a large table: at 1M entries a read per match).
-    # A LIMIT of 0 ends the ranking before its walk starts: how ``fits`` stops it.
+    # A LIMIT of 0 ends the ranking before its walk starts: how ``only_if`` (SQL) stops it.
     kept = ("e.is_stub = 0", *clauses) if clauses else (_NO_STUB,)
     entries = " JOIN entries e ON e.id = entries_fts.rowid" if clauses else ""
     where = " AND ".join(["entries_fts MATCH :match", *kept])
     snippet = f"{_RANKED_SNIPPET} || {_ROW_BUDGET}()" if budgeted else _RANKED_SNIPPET  # (no argument: no string to convert)
-    limit = f"CASE WHEN {_FEWER} THEN :limit ELSE 0 END" if fits else ":limit"
+    limit = f"CASE WHEN {only_if} THEN :limit ELSE 0 END" if only_if else ":limit"
     return (f"SELECT e.id, p.score, {_summary_columns('p.snippet')} FROM (SELECT entries_fts.rowid AS id, "
             f"{_BM25} AS score, {snippet} AS snippet FROM entries_fts{entries} WHERE {where} "
             f"ORDER BY score, id LIMIT {limit} OFFSET :offset) p CROSS JOIN entries e ON e.id = p.id")
@@ -274,7 +290,9 @@ def _holds_phrase(match: str) -> bool:
     return not all(map(str.isalnum, match.split('"')[1::2]))
 
 
-_LARGE_SQL = "SELECT max(id) > :common FROM entries"  # (entries <= max id: in a smaller library no word is common)
+# Whether the library holds at most :common entries (entries <= max id: in a smaller library no word is common).
+_SMALL = "(SELECT max(id) FROM entries) <= :common"
+_LARGE_SQL = f"SELECT NOT {_SMALL}"
 # Whether the library can hold more than :common entries (entries <= max id: in a smaller one no word is
 # common), and how many rows :match matches, counting in such a library no further than :many, or with :half
 # than half its largest id if that is more (as far as telling whether half its entries match needs); else :few.
@@ -284,7 +302,7 @@ _COUNT_SQL = ("SELECT (SELECT max(id) FROM entries) > :common, (SELECT count(*) 
 _ENTRIES_SQL = "SELECT count(*) FROM entries"
 # Whether the library holds at most :common entries and fewer than :few rows match :match (a walk of at most
 # :few rows, skipped in a larger library, where the count is needed anyway).
-_FEWER = ("(SELECT max(id) FROM entries) <= :common AND (SELECT count(*) FROM (SELECT 1 FROM entries_fts "
+_FEWER = (f"{_SMALL} AND (SELECT count(*) FROM (SELECT 1 FROM entries_fts "
           "WHERE entries_fts MATCH :match LIMIT :few)) < :few")
 
 

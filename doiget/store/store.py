@@ -1,8 +1,10 @@
 """The store directory: ``library.sqlite3`` (migrated on open) and the ``blobs/`` it references."""
 from __future__ import annotations
 
+import math
 import sqlite3
 import threading
+import time
 from contextlib import contextmanager
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -12,7 +14,7 @@ from typing import TYPE_CHECKING
 from doiget.errors import DoigetError, ErrorCode
 from doiget.store import migrate
 from doiget.store.blobs import BlobStore
-from doiget.store.deadline import DEFAULT_SECONDS, time_limit
+from doiget.store.deadline import DEFAULT_SECONDS, Deadline, interrupted, time_limit, timeout_error
 from doiget.store.failures import foreign_database, store_error
 
 if TYPE_CHECKING:
@@ -52,7 +54,7 @@ class Store:
         self._engines: tuple[Engine, Engine] | None = None
         self._readonly = None
         self._lock = threading.Lock()
-        self._raw = threading.local()  # each thread's own sqlite3 connection for query_raw
+        self._raw = threading.local()  # each thread's own sqlite3 connection and its read (query_raw)
         self._raw_all: list[sqlite3.Connection] = []
         try:
             home.mkdir(parents=True, exist_ok=True)
@@ -98,35 +100,24 @@ class Store:
         with self._failures("read"), self.reader.begin() as conn, time_limit(conn, self.query_seconds, what):
             yield conn
 
-    @contextmanager
-    def query_raw(self, what: str) -> Iterator[sqlite3.Connection]:
+    def query_raw(self, what: str) -> _RawRead:
         """:meth:`query` on a plain sqlite3 connection of this thread's own, for hot read paths (search)
         where SQLAlchemy's pool, statement and result handling cost more than the query. The
         connection is kept, so sqlite3's statement cache prepares each search statement once."""
-        conn = getattr(self._raw, "conn", None) or self._raw_connection()
-        try:
-            with time_limit(conn, self.query_seconds, what):
-                conn.execute("BEGIN")
-                try:
-                    yield conn
-                finally:
-                    if conn.in_transaction:  # an interrupted statement may have ended it
-                        conn.execute("COMMIT")
-        except sqlite3.Error as exc:
-            error = store_error(self.path, exc, "read")
-            if error is None:
-                raise
-            raise error from exc
+        read = getattr(self._raw, "read", None) or self._raw_read()
+        read.what = what
+        return read
 
-    def _raw_connection(self) -> sqlite3.Connection:
+    def _raw_read(self) -> _RawRead:
         from doiget.store import search
         from doiget.store.db import connect
 
-        conn = self._raw.conn = connect(self.path)
+        conn = connect(self.path)
         search.prepare(conn)
+        read = self._raw.read = _RawRead(self, conn)
         with self._lock:
             self._raw_all.append(conn)
-        return conn
+        return read
 
     @contextmanager
     def write(self) -> Iterator[Connection]:
@@ -163,3 +154,44 @@ class Store:
         for engine in (*(self._engines or ()), self._readonly):
             if engine is not None:
                 engine.dispose()
+
+
+class _RawRead:
+    """:meth:`Store.query_raw`'s read transaction on one thread's connection, as a context manager yielding the
+    connection; made once per thread with it (a class, not a generator: the search path then runs none of
+    contextlib's Python steps). Its time limit is a :class:`~doiget.store.deadline.Deadline`, armed on entry."""
+
+    def __init__(self, store: Store, conn: sqlite3.Connection) -> None:
+        self.store, self.conn, self.what = store, conn, ""
+        self.deadline = Deadline(conn)
+
+    def __enter__(self) -> sqlite3.Connection:
+        self.deadline.at = time.monotonic() + self.store.query_seconds
+        try:
+            self.conn.execute("BEGIN")
+        except sqlite3.Error as exc:
+            self.deadline.at = math.inf
+            self._raise_classified(exc)
+            raise
+        return self.conn
+
+    def __exit__(self, kind: object, exc: BaseException | None, traceback: object) -> None:
+        try:
+            if self.conn.in_transaction:  # an interrupted statement may have ended it
+                self.conn.execute("COMMIT")
+            if exc is None and time.monotonic() > self.deadline.at:
+                raise timeout_error(self.what, self.store.query_seconds)
+        except sqlite3.Error as failed:
+            self._raise_classified(failed)
+            raise
+        finally:
+            self.deadline.at = math.inf
+        if isinstance(exc, sqlite3.Error):
+            self._raise_classified(exc)
+
+    def _raise_classified(self, exc: sqlite3.Error) -> None:
+        """QUERY_TIMEOUT if the time limit stopped a statement, STORE_ERROR for a store failure; else nothing."""
+        error = (timeout_error(self.what, self.store.query_seconds) if interrupted(exc)
+                 else store_error(self.store.path, exc, "read"))
+        if error is not None:
+            raise error from exc

@@ -106,13 +106,16 @@ class NoteSearchParams(Params):
 # ---- handlers -----------------------------------------------------------------------------
 def _exporter(format: str):
     def run(lib: LibraryAccess, p: ExportParams) -> dict[str, Any]:
-        result = lib.get().export(format, refs=p.refs, tag=p.tag, collection=p.collection, query=p.query)
+        exported = lib.get().export_result(format, refs=p.refs, tag=p.tag, collection=p.collection, query=p.query)
+        result = exported.items if exported.items is not None else exported.text or ""
         records = result if isinstance(result, list) else _records(result, format)
         scope = scope_of(p)
         shown, next_cursor = page(records, decode(p.cursor, scope), p.limit, scope,
                                   size=None if isinstance(result, list) else len)
         body = {"items": shown} if isinstance(result, list) else {"text": "".join(shown)}
-        return {"format": format, "count": len(shown), "total": len(records), **body, "next_cursor": next_cursor}
+        gaps = {"not_carried": [gap.as_json() for gap in exported.not_carried]} if format == "ris" else {}
+        return {"format": format, "count": len(shown), "total": len(records), **body, "next_cursor": next_cursor,
+                **gaps}
     return run
 
 
@@ -198,7 +201,7 @@ BIBLIOGRAPHY_TOOLS: list[ToolSpec] = [
     _export_tool("doiget_csl_export", "csl-json", "CSL-JSON export", "CSL-JSON",
                  "{ok, format, count, total, items[], next_cursor}; id = citation key."),
     _export_tool("doiget_ris_export", "ris", "RIS export", "RIS",
-                 "{ok, format, count, total, text, next_cursor}."),
+                 "{ok, format, count, total, text, next_cursor, not_carried[]}."),
     ToolSpec("doiget_cite", "Formatted references",
              "Format library entries as references in a citation style (APA, Vancouver, Nature, IEEE, MLA, "
              "AMA, Harvard).",
