@@ -6,7 +6,8 @@ its own vocabulary (every word it prints whole, and every hyphenated compound it
 line) says which reading exists. When it knows neither, a hyphen between two words it does know
 stays (a compound), anything else is joined (a word split at a syllable). Before a capital or a digit
 (``COVID-`` ``19``, ``SciB-`` ``ERT``) the hyphen stays, joined without a space, unless the document
-prints the two parts as one word.
+prints the two parts as one word. A non-breaking hyphen (U+2011) counts as a hyphen: Springer's typesetting breaks
+words with it (``sen‑`` ``sitivity``).
 """
 from __future__ import annotations
 
@@ -16,13 +17,14 @@ from dataclasses import dataclass, field
 
 SOFT_HYPHEN = "\u00ad"
 MAX_COMPOUND_CHARS = 80  # how far back a line's last hyphenated token is looked for
-HYPHENS = ("-", "\u2010")  # hyphen-minus, hyphen
+HYPHENS = ("-", "\u2010", "\u2011")  # hyphen-minus, hyphen, non-breaking hyphen (Springer breaks words with it)
 LINE_BREAKS = (*HYPHENS, SOFT_HYPHEN)  # what a line may end in when a word is split
-_WORDS = re.compile(r"[^\W\d_]+(?:[-\u2010][^\W\d_]+)*")
+_WORDS = re.compile(r"[^\W\d_]+(?:[-\u2010\u2011][^\W\d_]+)*")
 # A line's last hyphenated token, read from the end of the reversed line: ``state-of-the-`` reversed is
 # ``-eht-fo-etats``, its groups ``eht`` and ``-fo-etats`` (a forward search with ``$`` tried every start).
-_TAIL_REVERSED = re.compile(r"[-\u2010]([^\W\d_]+)((?:[-\u2010][^\W\d_]+)*)")
+_TAIL_REVERSED = re.compile(r"[-\u2010\u2011]([^\W\d_]+)((?:[-\u2010\u2011][^\W\d_]+)*)")
 _HEAD = re.compile(r"[^\W\d_]+")
+_AS_HYPHEN_MINUS = str.maketrans({"\u2010": "-", "\u2011": "-"})  # one spelling of a compound
 _EDGES = ".,;:!?()[]{}\"'*/\u201c\u201d\u2018\u2019"  # punctuation that is never part of a word
 
 
@@ -49,10 +51,10 @@ class Vocabulary:
             continued = line.endswith(HYPHENS)
             kept.append(line.rpartition(" ")[0] if continued else line)
         words, others = _word_parts("\n".join(kept).lower())
-        hyphenated = {token for token in others if "-" in token or "\u2010" in token}
+        hyphenated = {token for token in others if "-" in token or "\u2010" in token or "\u2011" in token}
         words.update(token for token in others if token not in hyphenated)
         vocab.words = words
-        vocab.compounds = {token.replace("\u2010", "-") for token in hyphenated}
+        vocab.compounds = {token.translate(_AS_HYPHEN_MINUS) for token in hyphenated}
         return vocab
 
     def keeps_hyphen(self, left: str, right: str) -> bool:
@@ -87,7 +89,7 @@ def _parts(left: str, right: str) -> tuple[str, str, str] | None:
     tail = _TAIL_REVERSED.match(left[-MAX_COMPOUND_CHARS:][::-1])
     if head is None or tail is None:
         return None
-    return (tail.group(2)[::-1].lower().replace("\u2010", "-"), tail.group(1)[::-1].lower(),
+    return (tail.group(2)[::-1].lower().translate(_AS_HYPHEN_MINUS), tail.group(1)[::-1].lower(),
             head.group(0).lower())
 
 
@@ -105,7 +107,8 @@ def join_lines(lines: list[str], vocab: Vocabulary | None = None) -> str:
     text = " ".join(lines)
     # the common case, nothing to undo: no break character before a join or at the end (a cheap test on
     # the joined text that a hyphen inside a line also trips, so the lines themselves decide)
-    if not (text.endswith(LINE_BREAKS) or "- " in text or "\u2010 " in text or "\u00ad " in text) or not any(
+    if not (text.endswith(LINE_BREAKS) or "- " in text or "\u2010 " in text or "\u2011 " in text
+            or "\u00ad " in text) or not any(
             [line.endswith(LINE_BREAKS) for line in lines]):
         return text.replace(SOFT_HYPHEN, "") if SOFT_HYPHEN in text else text
     out = lines[0]

@@ -48,11 +48,15 @@ def test_a_wrapped_run_in_heading_ends_where_its_paragraph_starts():
 
 
 def test_a_run_in_heading_after_a_broken_word_ends_at_its_wide_space():
-    # Diabetologia 10.1007/s00125-024-06103-w, page 6: Springer's run-in headings end in an en space
+    # Diabetologia 10.1007/s00125-024-06103-w, page 6: Springer's run-in headings end in an en space, and Springer
+    # breaks words with a non-breaking hyphen (U+2011): "stimula\u2011" / "tion" is one word, as "stimula-" would be
     text = _extract("diabetologia-s00125-024-06103-w-p6.pdf")
     heading = "### Metabolic inhibition of hetS118L and homS118L channels was unaffected"
     assert _after(text, heading).startswith("To investigate the effects of the S118L mutation")
-    assert "### The S118L mutation does not affect KATP channel stimula‑ tion by MgADP" in text.split("\n")
+    lines = text.split("\n")
+    assert "### The S118L mutation does not affect KATP channel stimulation by MgADP" in lines
+    assert "### The S118L mutation does not affect KATP channel ATP sensitivity" in lines
+    assert "\u2011 " not in text
 
 
 def test_the_title_printed_again_on_the_article_page_is_not_a_heading():
