@@ -33,10 +33,10 @@ def test_sdist_and_wheel_pass_twine_check(dist):
     assert "PASSED" in twine_check(dist) and "WARNING" not in twine_check(dist)
 
 
-def test_wheel_has_license_types_migrations_demo_and_main(dist):
+def test_wheel_has_license_types_migrations_demo_styles_listing_and_main(dist):
     names = set(zipfile.ZipFile(dist[1]).namelist())
     for needed in ("doiget/py.typed", "doiget/__main__.py", "doiget/demo/papers.json", "doiget/demo/citations.json",
-                   "doiget/pagerank.py"):
+                   "doiget/pagerank.py", "doiget/mcp/tools_list.json", "doiget/formats/styles/apa.csl"):
         assert needed in names, needed
     assert any(n.endswith("/licenses/LICENSE") for n in names)
     assert any(n.endswith("/licenses/LICENSES/bibtexparser-MIT.txt") for n in names)  # bibtex_split.py
