@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import json
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from doiget.formats.bibtex import to_bibtex
@@ -89,6 +89,9 @@ SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[Healt
 
 @SETTINGS
 @given(works())
+# a word the export braces for its capitals, holding a character it writes as a macro ({SS{\ss}}): not read
+# back as a case-protected span
+@example(Work(title="Aa SS\u00df", year=1900, type="article-journal", citekey="aaaAaa1900"))
 def test_bibtex_import_export_import_is_a_fixed_point(work):
     once = _via_bibtex(work)
     assert _fields(_via_bibtex(once)) == _fields(once)

@@ -177,7 +177,7 @@ def _case_protected(text: str) -> str:
                          and not _MACRO_BEFORE.search(text, 0, i) else None)
         elif char == "}" and not escaped and stack:
             start = stack.pop()
-            word = PROTECTED_WORD.match(text[start + 1:i]) if start is not None else None
+            word = PROTECTED_WORD.match(untex(text[start + 1:i])) if start is not None else None
             if start is not None and (start, i) != whole and not (word and not word.group(1) and not word.group(3)):
                 out[start], out[i] = _NOCASE_MARKS
     return "".join(out) if not stack else text
