@@ -386,6 +386,14 @@ class ExportResult(Result):
     items: list[dict[str, Any]] | None = None
     not_carried: list[NotCarried]
 
+    @property
+    def output(self) -> str | list[dict[str, Any]]:
+        """What :meth:`~doiget.Library.export` returns: CSL-JSON's items, else the text."""
+        return self.items if self.items is not None else self.text or ""
+
+    def not_carried_json(self) -> list[dict[str, Any]]:
+        return [gap.as_json() for gap in self.not_carried]
+
 
 class RetractionRow(Result):
     """One paper of :meth:`~doiget.Library.check_retractions`: what the sources said, or why it failed."""

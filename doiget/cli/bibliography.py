@@ -36,9 +36,9 @@ def cmd_export(args):
     with open_lib(args) as lib:  # (what RIS cannot carry: one warning on stderr, and not_carried with --json)
         exported = lib.export_result(args.format, refs=args.refs or None, tag=args.tag, collection=args.collection,
                                      query=args.query)
-    result = exported.items if exported.items is not None else exported.text or ""
+    result = exported.output
     text = json.dumps(result, ensure_ascii=False, indent=2) + "\n" if isinstance(result, list) else result
-    gaps = {"not_carried": [gap.as_json() for gap in exported.not_carried]}
+    gaps = {"not_carried": exported.not_carried_json()}
     if args.output:
         return {"format": args.format, **_write(args.output, text), **gaps}
     if args.json:

@@ -107,13 +107,13 @@ class NoteSearchParams(Params):
 def _exporter(format: str):
     def run(lib: LibraryAccess, p: ExportParams) -> dict[str, Any]:
         exported = lib.get().export_result(format, refs=p.refs, tag=p.tag, collection=p.collection, query=p.query)
-        result = exported.items if exported.items is not None else exported.text or ""
+        result = exported.output
         records = result if isinstance(result, list) else _records(result, format)
         scope = scope_of(p)
         shown, next_cursor = page(records, decode(p.cursor, scope), p.limit, scope,
                                   size=None if isinstance(result, list) else len)
         body = {"items": shown} if isinstance(result, list) else {"text": "".join(shown)}
-        gaps = {"not_carried": [gap.as_json() for gap in exported.not_carried]} if format == "ris" else {}
+        gaps = {"not_carried": exported.not_carried_json()} if format == "ris" else {}
         return {"format": format, "count": len(shown), "total": len(records), **body, "next_cursor": next_cursor,
                 **gaps}
     return run
