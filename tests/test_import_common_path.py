@@ -137,12 +137,12 @@ def _mixed(n: int, seed: int) -> list[dict]:
 def test_generated_files_import_alike_with_and_without_the_common_path(chunk, tmp_path, monkeypatch):
     monkeypatch.setattr(bibliography, "CHUNK_SIZE", chunk)
     bench = tmp_path / "bench.json"
-    bench.write_text(json.dumps([bench_item(i, random.Random(i)) for i in range(800)]), encoding="utf-8")
+    bench.write_text(json.dumps([bench_item(i, random.Random(i)) for i in range(400)]), encoding="utf-8")
     mixed = tmp_path / "mixed.json"
-    mixed.write_text(json.dumps(_mixed(800, 1), ensure_ascii=False), encoding="utf-8")
+    mixed.write_text(json.dumps(_mixed(400, 1), ensure_ascii=False), encoding="utf-8")
     overlap = tmp_path / "overlap.json"  # half of bench again, beside new records
-    overlap.write_text(json.dumps([bench_item(i, random.Random(i)) for i in range(400, 1200)]), encoding="utf-8")
+    overlap.write_text(json.dumps([bench_item(i, random.Random(i)) for i in range(200, 600)]), encoding="utf-8")
     assert _plain_share(bench.read_text(encoding="utf-8")) > 0.9
     assert 0.4 < _plain_share(mixed.read_text(encoding="utf-8")) < 0.9
     _both_ways(tmp_path, monkeypatch, [(bench, {}), (mixed, {}), (overlap, {}), (bench, {"overwrite": True}),
-                                       (mixed, {"tags": ["Again"]}), (json.dumps(_mixed(300, 2)), {})])
+                                       (mixed, {"tags": ["Again"]}), (json.dumps(_mixed(150, 2)), {})])
