@@ -198,6 +198,17 @@ def iso_date(parts: list[int]) -> str | None:
     return f"{date}-{parts[2]:02d}" if len(parts) > 2 else date
 
 
+_STORED_DATE = re.compile(r"(-?\d+)-(\d{1,2})(?:-(\d{1,2}))?")
+
+
+def published_parts(published: str | None) -> list[int]:
+    """A stored ``published`` date as [year, month(, day)], the inverse of :func:`iso_date` (also for a
+    year before 1000 or before year 1: ``54-10-13``, ``-100-07-13``); [] when it gives no month (a year alone is
+    the year column's)."""
+    match = _STORED_DATE.match(published or "")
+    return [int(part) for part in match.groups() if part] if match else []
+
+
 #: A value that says nothing: a record leaves it out, a merge fills it and never reports it as a conflict
 #: (a true value is none of them).
 EMPTY = (None, "", [], {})
