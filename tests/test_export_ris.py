@@ -161,3 +161,26 @@ def test_the_library_export_says_once_what_ris_cannot_carry(tmp_path, caplog):
         bibtex = lib.export_result("bibtex")
         assert bibtex.not_carried == [] and bibtex.text.startswith("@")
         assert lib.export_result("csl-json").items and not [r for r in caplog.records if "RIS has no tag" in r.getMessage()]
+
+
+def test_dates_before_1000_and_before_year_1_come_back():
+    # RIS export wrote "PY  - 499" and no DA for 54-10-13 or -100-07-13, and the reader took only four-digit years
+    # (its fallback only 1500-2199): the 14 records of the CSL test suite dated before 1000 or BC lost their date on
+    # a RIS round trip. Years are written in four digits as Zotero writes them (PY 0499, DA 0499/07/13/), a year
+    # before 1 with its minus sign (CSL's count: -100 is 100 BC).
+    from corpus import BIB, records
+
+    works = [r.work for r in records(BIB / "citeproc_testsuite_inputs.json")
+             if r.work.year is not None and r.work.year < 1000]
+    assert len(works) == 14 and {-250, -100, -44, 54, 68, 499} <= {w.year for w in works}
+    text = to_ris(works)
+    assert "PY  - 0499" in text and "DA  - 0054/10/13/" in text and "DA  - -0100/07/13/" in text
+    again = [r.work for r in parse_ris(text)]
+    assert [(w.year, w.published) for w in again] == [(w.year, w.published) for w in works]
+    # Zotero's shape of an early date, a three-digit year, and what stays no early date: EndNote's US-style and
+    # day-and-month DA values (the year then comes from a four-digit year in them, as before)
+    shapes = parse_ris("TY  - BOOK\nPY  - 0300\nDA  - 0300/03/01/\nER  - \n\nTY  - BOOK\nPY  - 499\nER  - \n\n"
+                       "TY  - JOUR\nDA  - 12/25/1999\nER  - \n\nTY  - JOUR\nPY  - 1999\nDA  - 15 March\nER  - \n")
+    assert [(r.work.year, r.work.published) for r in shapes] == [(300, "300-03-01"), (499, None), (1999, None),
+                                                                 (1999, None)]
+    assert shapes[3].work.extra["ris"] == {"date": "15 March"}  # kept as written

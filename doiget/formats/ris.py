@@ -15,6 +15,7 @@ from typing import Any
 from rispy import TAG_KEY_MAPPING
 
 from doiget.formats.fields import CSL_ALSO_SPELT, RIS_NAME_ROLES, RIS_TO_CSL, csl_variable, et_al_mark
+from doiget.formats.record import published_parts
 from doiget.formats.ris_read import RIS_TO_CSL_TYPE
 from doiget.models import ET_AL, Author, Work
 from doiget.notices import citation_note
@@ -48,12 +49,22 @@ def ris_name(author: Author) -> str:
     return ", ".join(p for p in (family, given, author.suffix) if p) if given or author.suffix else f"{family},"
 
 
-def _date(value: Any) -> str | None:
-    """A CSL date (``{"date-parts": [[2014, 9, 9]]}``) as RIS writes one: ``2014/09/09/``."""
+def ris_year(year: int) -> str:
+    """A year as RIS writes it, in four digits (Zotero's ``0499``), a year before 1 with a minus (``-0100``)."""
+    return f"{'-' * (year < 0)}{abs(year):04d}"
+
+
+def _date(parts: list[int]) -> str:
+    """[year, month, day] as RIS writes a date: ``2014/09/09/``, ``0054/10/13/``."""
+    padded = [ris_year(parts[0])] + [f"{p:02d}" for p in parts[1:3]]
+    return "/".join(padded + [""] * (4 - len(padded)))
+
+
+def _csl_date(value: Any) -> str | None:
+    """A CSL date (``{"date-parts": [[2014, 9, 9]]}``) as RIS writes one, else its raw or literal text."""
     parts = (value.get("date-parts") or [[]])[0] if isinstance(value, dict) else []
-    if parts and all(str(p).isdigit() for p in parts):
-        padded = [str(parts[0])] + [f"{int(p):02d}" for p in parts[1:3]]
-        return "/".join(padded + [""] * (4 - len(padded)))
+    if parts and all(str(p).lstrip("-").isdigit() for p in parts):
+        return _date([int(p) for p in parts])
     return value.get("raw") or value.get("literal") if isinstance(value, dict) else None
 
 
@@ -78,10 +89,11 @@ def _record(work: Work) -> list[tuple[str, str | None]]:
     lines += [("TI", work.title), ("T2", event or work.venue)]
     if conference and "C3" not in kept_tags:
         lines.append(("C3", work.venue))
-    if work.year and "PY" not in kept_tags:
-        lines.append(("PY", str(work.year)))
-    if work.published and "-" in work.published and "DA" not in kept_tags:
-        lines.append(("DA", _date({"date-parts": [work.published.split("-")]})))
+    if work.year is not None and "PY" not in kept_tags:
+        lines.append(("PY", ris_year(work.year)))
+    published = published_parts(work.published)
+    if published and "DA" not in kept_tags:
+        lines.append(("DA", _date(published)))
     lines += [("VL", work.volume), ("IS", work.issue)]
     if work.pages:
         span = _RANGE.match(work.pages)
@@ -95,7 +107,7 @@ def _record(work: Work) -> list[tuple[str, str | None]]:
             lines.append((tag, str(value)))
     lines += [("KW", tag) for tag in getattr(work, "tags", None) or []]
     lines += [("AN", f"{name}:{value}") for name, value in work.ids().items() if name != "doi"]
-    lines.append(("Y2", _date(extra.get("accessed"))))
+    lines.append(("Y2", _csl_date(extra.get("accessed"))))
     note = extra.get("note")
     lines += [("N1", line) for line in (note.splitlines() if isinstance(note, str) else [])]
     lines.append(("N1", citation_note(work.updates or [])))  # a retracted (withdrawn, ...) work says so
