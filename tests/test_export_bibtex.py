@@ -301,3 +301,32 @@ def test_a_date_range_comes_back_from_a_bibtex_export():
     assert (work.year, work.extra["issued"]) == (1999, {"date-parts": [[1999], [2000]]})
     (item,) = to_csl_json([work])
     assert item["issued"] == {"date-parts": [[1999], [2000]]}
+
+
+def test_what_bibtex_cannot_carry_is_named_and_the_rest_comes_back():
+    # A BibTeX round trip of the CSL test suite lost without a word: the dates of 14 records before year 1000 or BC
+    # (year = {499} and {-100} read back as no year), collection-title-short (2), the legislation type (3), Zotero's
+    # and citeproc-js's item keys (key 15, label, system_id), seasons, open ranges and dates in words.
+    from doiget.formats.bibtex import not_carried
+    from doiget.formats.bibtex_read import parse_bibtex
+
+    works = {r.key: r.work for r in records(BIB / "citeproc_testsuite_inputs.json")}
+    early = [w for w in works.values() if w.year is not None and w.year < 1000]
+    assert len(early) == 14 and {-250, -100, 54, 499} <= {w.year for w in early}
+    text = to_bibtex(early)
+    assert "  year = {499}" in text and "  date = {-0099-07-13}" in text  # biblatex's EDTF: -0099 is 100 BC
+    assert [(r.work.year, r.work.published) for r in parse_bibtex(text)] == [(w.year, w.published) for w in early]
+    carried = [works["variables_ContainerTitleShort:ITEM-1"], works["bugreports_LegislationCrash:ITEM-1"]]
+    text = to_bibtex(carried)
+    assert "  shortseries = {Series}" in text and text.count("@legislation{") == 1
+    again = [r.work for r in parse_bibtex(text)]
+    assert again[0].extra["collection-title-short"] == "Series" and again[1].type == "legislation"
+    assert [not_carried(w) for w in carried] == [[], []]
+    assert not_carried(works["bugreports_ProcessorHang1:ITEM-1"]) == ["key"]  # a field "key" would sort the entry
+    assert "system_id" in not_carried(works["label_EditorTranslator1:ITEM-1"])
+    assert not_carried(works["date_OtherWithDate:ITEM-1"]) == ["issued"]  # {"date-parts": [[2000]], "season": 3}
+    assert not_carried(works["date_TextFormYeardateYearRangeOpen:ITEM-1"]) == ["issued"]  # 1987 to an open end
+    assert not_carried(works["date_TextFormYeardateYearRange:ITEM-1"]) == []  # date = {1987/2003}
+    assert "accessed" in not_carried(works["disambiguate_ByCiteIncremental1:ITEM-1"])  # a time of day as its season
+    assert "type" in not_carried(works["sort_LeadingA:ITEM-6"])  # a broadcast: @misc, read back as a document
+    assert "number" in not_carried(works["disambiguate_PrimaryNameWithNonDroppingParticle:Santos2020BiodiversityVCarboline"])
