@@ -11,6 +11,7 @@ import sqlite3
 import sys
 import unicodedata
 from pathlib import Path
+from urllib.parse import unquote
 
 import pytest
 from hypothesis import example, given, settings
@@ -19,7 +20,8 @@ from hypothesis import strategies as st
 from doiget import Library
 from doiget.config import Config
 from doiget.formats.csl_read import _PLAIN, Memo, csl_record, iter_csl
-from doiget.formats.record import PlainRecord
+from doiget.formats.record import _ARXIV_IN_TEXT, _LABELLED_ID, PlainRecord, find_ids
+from doiget.refs import Ref, dois_in, try_parse
 from doiget.services import bibliography
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -191,3 +193,38 @@ DATES = st.none() | st.fixed_dictionaries({"date-parts": st.lists(st.lists(st.in
 def test_generated_plain_items_are_read_as_the_general_reading_reads_them(item, names, issued, url):
     item.update(author=names, issued=issued, URL=url or item.get("URL"))
     _read_alike([item, dict(item), {**item, "id": "k2"}])
+
+
+def _ids_searching_every_text(texts: list[str]) -> tuple[dict, list]:
+    """``find_ids``'s reading of free text as it was before it left out the searches an address made useless:
+    every text searched for a DOI, arXiv ids and labelled PubMed ids, whatever its address gave."""
+    found = []
+    for text in filter(None, texts):
+        if text.startswith(("http://", "https://")):
+            found.append(try_parse(unquote(text).strip() if "%" in text else text.strip()))
+            text = unquote(text) if "%" in text else text
+        found += [Ref("doi", doi) for doi in dois_in(text)[:1]]
+        found += [try_parse(f"arxiv:{m}") for m in _ARXIV_IN_TEXT.findall(text)]
+        found += [try_parse(f"{label.lower()}:{value}") for label, value in _LABELLED_ID.findall(text)]
+    doi = next((r.id for r in found if r and r.kind == "doi"), "")
+    if doi.startswith("10.48550/arxiv."):
+        found.append(try_parse("arxiv:" + doi.removeprefix("10.48550/arxiv.")))
+    ids, inferred = {}, []
+    for ref in filter(None, found):
+        if ref.kind not in ids:
+            ids[ref.kind], _ = ref.id, inferred.append(ref.kind)
+    return ids, inferred
+
+
+ADDRESS_PARTS = ["https://", "http://", "arxiv.org/abs/", "arxiv.org/pdf/", "doi.org/", "dx.doi.org/", "10.1234/ab",
+                 "10.48550/arXiv.2101.00002", "2101.00001", "hep-th/9901001", "v2", ".pdf", "?x=", "&y", "#f", "%2F",
+                 "/", " ", "arxiv:", "PMID: 12", "pubmed.ncbi.nlm.nih.gov/", "123"]
+
+
+@settings(max_examples=300, deadline=None)
+@example(["https://arxiv.org/abs/2101.00001 arxiv:2101.00003"])
+@example(["https://doi.org/10.1234/ab?x=10.5555/other"])
+@given(st.lists(st.lists(st.sampled_from(ADDRESS_PARTS), max_size=7).map("".join), max_size=3))
+def test_free_text_gives_the_ids_every_search_would_give(texts):
+    ids, inferred, _ = find_ids({}, texts)
+    assert (ids, inferred) == _ids_searching_every_text(texts)

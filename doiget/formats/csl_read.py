@@ -256,18 +256,18 @@ def _plain(get: Callable[[str], Any], key: str | None, year: int | None, publish
         if shown != text and isinstance(value, str):
             return None
         if shown:
-            values[column] = nfc(shown)
+            values[column] = shown if shown.isascii() else nfc(shown)
     normal = memo.normal
     for name, column in _SHARED_COLUMNS:
         if (value := get(name)) is not None and (text := _once(value, normal, _clean_nfc)):
             values[column] = text
     url = get("URL")
     if url is not None and (text := clean(url)):
-        values["url"] = nfc(text)
+        values["url"] = text if text.isascii() else nfc(text)
     if text := clean_lines(get("abstract")):
-        values["abstract"] = nfc(text)
+        values["abstract"] = text if text.isascii() else nfc(text)
     if text := pages(get("page")):
-        values["pages"] = nfc(text)
+        values["pages"] = text if text.isascii() else nfc(text)
     if people := _people(authors, memo.names):
         values["authors"] = people
     if year is not None:
@@ -275,7 +275,7 @@ def _plain(get: Callable[[str], Any], key: str | None, year: int | None, publish
     if published:
         values["published"] = published
     if key:
-        values["citekey"] = key = nfc(key)
+        values["citekey"] = key = key if key.isascii() else nfc(key)
     ids, inferred, id_problems = find_ids({"doi": get("DOI")}, [str(url)] if url else [])
     if len(ids) > 1:
         ids = {kind: ids[kind] for kind in ID_FIELDS if kind in ids}

@@ -69,12 +69,17 @@ def find_ids(declared: dict[str, Any], free_text: Iterable[str]) -> tuple[dict[s
             problems.append(f"unreadable {kind} {value!r}")
     found: list[Ref | None] = []
     for text in filter(None, free_text):
+        kind = None
         if text.startswith(("http://", "https://")):
             if "%" in text:  # a DOI's "/" as %2F in a Springer address
                 text = unquote(text)
-            found.append(try_parse(text.strip()))
-        found += [Ref("doi", doi) for doi in dois_in(text)[:1]]
-        found += [try_parse(f"arxiv:{m}") for m in _ARXIV_IN_TEXT.findall(text)]
+            found.append(address := try_parse(text.strip()))
+            kind = address.kind if address else None
+        # an identifier of the kind the address itself gives would come after it: never taken
+        if kind != "doi":
+            found += [Ref("doi", doi) for doi in dois_in(text)[:1]]
+        if kind != "arxiv":
+            found += [try_parse(f"arxiv:{m}") for m in _ARXIV_IN_TEXT.findall(text)]
         found += [try_parse(f"{label.lower()}:{value}") for label, value in _LABELLED_ID.findall(text)]
     doi = ids.get("doi") or next((r.id for r in found if r and r.kind == "doi"), "")
     if doi.startswith("10.48550/arxiv."):
