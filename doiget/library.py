@@ -315,7 +315,8 @@ class Library:
     def export_result(self, format: str = "bibtex", refs: list[RefLike] | None = None, tag: str | None = None,
                       collection: str | None = None, query: str | None = None) -> r.ExportResult:
         """:meth:`export`'s output with its count and ``not_carried``: each field the format has no place
-        for (a RIS export's number of pages, a BibTeX-only field) with the number of entries that have it."""
+        for (a RIS export's number of pages, a BibTeX export's season of a date) with the number of entries that
+        have it."""
         from doiget.services import bibliography
 
         return r.ExportResult.model_validate(bibliography.export_result(self, format, refs, tag, collection, query))

@@ -378,7 +378,7 @@ class NotCarried(Result):
 
 class ExportResult(Result):
     """:meth:`~doiget.Library.export_result`: the export (``text`` for BibTeX and RIS, ``items`` for
-    CSL-JSON) and what of the entries it could not carry (RIS has no tag for some fields)."""
+    CSL-JSON) and what of the entries it could not carry (RIS has no tag, BibTeX no field, for some)."""
 
     format: str
     count: int = Field(description="entries exported")

@@ -3,13 +3,15 @@
 Every record of every fixture (cdl.bib.gz only with ``--cdl``) is imported, exported as BibTeX, CSL-JSON and RIS, and read back; a field
 counts as changed when the record read back differs from the record imported (names compared part by part,
 ``extra`` key by key, ``extra["bibtex"]``/``extra["ris"]`` field by field). Prints, per export format, the
-records with a change and the changed fields by name; ``--show FIELD`` prints the changed values of one.
+records with a change and the changed fields by name, and of them those neither a change of form nor named by the
+export's ``not_carried``; ``--show FIELD`` prints the changed values of one.
 
     python scripts/bib_roundtrip.py [--format ris] [--show authors] [--cdl]
 """
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import sys
 from collections import Counter
@@ -54,17 +56,20 @@ FORM = {"bibtex.title", "bibtex.subtitle", "extra.bibtex-fields", "extra.bibtex-
         "extra.title-rich", "extra.container-title-rich", "bibtex.file"}
 
 
-def reported(work: Work) -> set[str]:
-    """The fields of ``work`` the RIS export says it leaves out (:func:`doiget.formats.ris.not_carried`), as
-    :func:`flat` names them."""
-    try:
-        from doiget.formats.ris import not_carried
-    except ImportError:  # code from before it
+def reported(work: Work, fmt: str) -> set[str]:
+    """The fields of ``work`` the export as ``fmt`` says it leaves out (``not_carried`` of
+    :mod:`doiget.formats.ris` or :mod:`doiget.formats.bibtex`), as :func:`flat` names them."""
+    module = {"ris": "doiget.formats.ris", "bibtex": "doiget.formats.bibtex"}.get(fmt)
+    not_carried = getattr(importlib.import_module(module), "not_carried", None) if module else None
+    if not_carried is None:  # code from before it
         return set()
     names = set()
     for name in not_carried(work):
         if name.startswith("BibTeX field "):
             names.add("bibtex." + name.removeprefix("BibTeX field "))
+        elif name.endswith(" name parts"):
+            role = name.removesuffix(" name parts")
+            names.add("authors" if role == "author" else f"contributors.{role}")
         elif name.endswith(" names"):
             names.add("contributors." + name.removesuffix(" names"))
         elif name in ("type", "abstract line breaks"):
@@ -99,17 +104,15 @@ def main() -> None:
             diff = changes(work, back)
             changed += bool(diff)
             fields.update(diff.keys())
-            unsaid = diff.keys() - (reported(work) | FORM if fmt == "ris" else set())
+            unsaid = diff.keys() - reported(work, fmt) - FORM
             changed_silently += bool(unsaid)
             silent.update(unsaid)
             if args.show and args.show in diff:
                 print(f"  {name} {work.citekey}: {diff[args.show][0]!r} -> {diff[args.show][1]!r}")
         print(f"{fmt}: {changed} of {len(works)} records changed; fields: "
               + ", ".join(f"{k} {v}" for k, v in fields.most_common()))
-        if fmt == "ris":
-            print(f"  of which neither a change of form nor named by the export's warning: {changed_silently} records; "
-                  "fields: "
-                  + ", ".join(f"{k} {v}" for k, v in silent.most_common()))
+        print(f"  of which neither a change of form nor named by the export's warning: {changed_silently} records; "
+              "fields: " + ", ".join(f"{k} {v}" for k, v in silent.most_common()))
 
 
 if __name__ == "__main__":

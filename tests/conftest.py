@@ -51,10 +51,24 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     return (os.cpu_count() or 1) + 1
 
 
+@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Marks by file; then, for ``-n`` (pyproject's ``--dist loadgroup``), the tests of a module that share a
+    module-scoped fixture go to one worker, which builds it once (spread over three workers, the pybtex
+    comparison of test_import_fidelity was built three times); and slow tests are handed out first, so
+    that none starts last and leaves the other workers idle at the end."""
     for item in items:
         for mark in MARKS.get(item.path.name, ()):
             item.add_marker(mark)
+        if _uses_a_module_fixture(item):
+            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+
+
+def _uses_a_module_fixture(item: pytest.Item) -> bool:
+    info = getattr(item, "_fixtureinfo", None)
+    return info is not None and any(defs[-1].scope in ("module", "class", "package")
+                                    for defs in info.name2fixturedefs.values())
 
 
 @pytest.fixture(scope="module")

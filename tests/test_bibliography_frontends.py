@@ -55,7 +55,8 @@ def test_mcp_import_export_resolve_and_notes(tmp_path):
     assert bib["count"] == len(parsed.entries) == 208 and not parsed.failed_blocks
     assert csl["count"] == 1 and csl["items"][0]["id"] == "gobée:2011anatomicalterms"  # the key of the imported file
     assert ris["count"] >= 1 and ris["text"].startswith("TY  - ")
-    assert "not_carried" not in bib and "not_carried" not in csl  # (BibTeX and CSL-JSON carry every field)
+    assert "not_carried" not in csl  # (CSL-JSON carries every field; BibTeX no date in words beside its year)
+    assert bib["not_carried"] == [{"field": "issued", "entries": 2}]  # Zotero's "1975_2013", "2012_2013"
     assert {"field": "number-of-pages", "entries": 4} in ris["not_carried"]  # (RIS has no tag for it)
     assert resolved["answered_from"] == "library" and resolved["candidates"][0]["confidence"] == "exact"
     assert batch["results"][0]["candidates"][0]["in_library"]

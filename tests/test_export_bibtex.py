@@ -301,3 +301,66 @@ def test_a_date_range_comes_back_from_a_bibtex_export():
     assert (work.year, work.extra["issued"]) == (1999, {"date-parts": [[1999], [2000]]})
     (item,) = to_csl_json([work])
     assert item["issued"] == {"date-parts": [[1999], [2000]]}
+
+
+def test_what_bibtex_cannot_carry_is_named_and_the_rest_comes_back():
+    # A BibTeX round trip of the CSL test suite lost without a word: the dates of 14 records before year 1000 or BC
+    # (year = {499} and {-100} read back as no year), collection-title-short (2), the legislation type (3), Zotero's
+    # and citeproc-js's item keys (key 15, label, system_id), seasons, open ranges and dates in words.
+    from doiget.formats.bibtex import not_carried
+    from doiget.formats.bibtex_read import parse_bibtex
+
+    works = {r.key: r.work for r in records(BIB / "citeproc_testsuite_inputs.json")}
+    early = [w for w in works.values() if w.year is not None and w.year < 1000]
+    assert len(early) == 14 and {-250, -100, 54, 499} <= {w.year for w in early}
+    text = to_bibtex(early)
+    assert "  year = {499}" in text and "  date = {-0099-07-13}" in text  # biblatex's EDTF: -0099 is 100 BC
+    assert [(r.work.year, r.work.published) for r in parse_bibtex(text)] == [(w.year, w.published) for w in early]
+    carried = [works["variables_ContainerTitleShort:ITEM-1"], works["bugreports_LegislationCrash:ITEM-1"]]
+    text = to_bibtex(carried)
+    assert "  shortseries = {Series}" in text and text.count("@legislation{") == 1
+    again = [r.work for r in parse_bibtex(text)]
+    assert again[0].extra["collection-title-short"] == "Series" and again[1].type == "legislation"
+    assert [not_carried(w) for w in carried] == [[], []]
+    assert not_carried(works["bugreports_ProcessorHang1:ITEM-1"]) == ["key"]  # a field "key" would sort the entry
+    assert "system_id" in not_carried(works["label_EditorTranslator1:ITEM-1"])
+    assert not_carried(works["date_OtherWithDate:ITEM-1"]) == ["issued"]  # {"date-parts": [[2000]], "season": 3}
+    assert not_carried(works["date_TextFormYeardateYearRangeOpen:ITEM-1"]) == ["issued"]  # 1987 to an open end
+    assert not_carried(works["date_TextFormYeardateYearRange:ITEM-1"]) == []  # date = {1987/2003}
+    assert "accessed" in not_carried(works["disambiguate_ByCiteIncremental1:ITEM-1"])  # a time of day as its season
+    assert "type" in not_carried(works["sort_LeadingA:ITEM-6"])  # a broadcast: @misc, read back as a document
+    assert "number" in not_carried(works["disambiguate_PrimaryNameWithNonDroppingParticle:Santos2020BiodiversityVCarboline"])
+
+
+def test_a_name_part_with_and_stays_one_name_and_names_bibtex_splits_otherwise_are_named():
+    # A suffix holding " and " (a Zotero record's garbled "Cliff, A.D. and Ord, J.K", an Ovid editor list read as one
+    # name) was written bare and read back as two or more persons: 4 records changed on a BibTeX round trip. BibTeX
+    # has one "von" part (CSL's dropping particle "de" reads back as a non-dropping one) and no name of a given
+    # name alone ("Banksy"): the export names them.
+    from doiget.formats.bibtex import not_carried
+    from doiget.formats.bibtex_read import parse_bibtex
+
+    cliff = next(r.work for r in records(BIB / "zotero_geomatics_textbook.bib.gz") if r.key == "cliff_ad_and_ord_spatial_1973")
+    assert cliff.authors[0].suffix == "A.D. and Ord"
+    (back,) = parse_bibtex(to_bibtex([cliff]))
+    assert back.work.authors == cliff.authors and "author name parts" not in not_carried(cliff)
+    suite = {r.key: r.work for r in records(BIB / "citeproc_testsuite_inputs.json")}
+    assert "author name parts" in not_carried(suite["name_OnlyGivenname:ITEM-1"])
+    assert "author name parts" in not_carried(suite["name_ParticleFormatting:ITEM-1"])
+    assert "author name parts" not in not_carried(suite["name_ParsedUpperCaseNonDroppingParticle:ITEM-1"])
+
+
+def test_orcids_and_affiliations_no_bibtex_or_ris_name_holds_are_named():
+    # Crossref's record of the PNAS paper gives an ORCID and affiliations; the BibTeX and RIS exports dropped them
+    # without a word (neither format's names have a place for them).
+    from doiget.formats.ris import not_carried as ris_not_carried
+    from doiget.formats.bibtex import not_carried
+    from doiget.net.crossref import parse_work_response
+
+    upstream = Path(__file__).parent / "fixtures" / "upstream" / "crossref" / "works_10.1073_pnas.1414271111.json"
+    work = parse_work_response(json.loads(upstream.read_text(encoding="utf-8")))
+    assert any(a.orcid for a in work.authors) and any(a.affiliation for a in work.authors)
+    assert not_carried(work) == ris_not_carried(work) == ["author ORCIDs", "author affiliations"]
+    bare = work.model_copy(update={"authors": [a.model_copy(update={"orcid": None, "affiliation": None})
+                                               for a in work.authors]})
+    assert not_carried(bare) == ris_not_carried(bare) == []

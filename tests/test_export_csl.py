@@ -51,3 +51,17 @@ def test_preprint_becomes_article_with_arxiv_number():
     (item,) = to_csl_json([Work(arxiv="1707.08567", type="preprint", year=2017)])
     assert (item["type"], item["number"], item["custom"]) == ("article", "arXiv:1707.08567", {"arxiv": "1707.08567"})
     assert item["issued"] == {"date-parts": [[2017]]}
+
+
+def test_dates_before_1000_keep_their_month_and_day():
+    # The export read a stored date only with a four-digit year: 54-10-13 and -100-07-13 (CSL's 100 BC) went out as
+    # the year alone, 12 records of the CSL test suite lost their month and day on a CSL-JSON round trip.
+    from corpus import BIB, records
+
+    from doiget.formats.csl_read import parse_csl
+
+    works = [r.work for r in records(BIB / "citeproc_testsuite_inputs.json")
+             if r.work.published and r.work.year is not None and r.work.year < 1000]
+    assert len(works) == 12 and {"-100-07-13", "54-10-13"} <= {w.published for w in works}
+    again = [r.work for r in parse_csl(json.dumps(to_csl_json(works)))]
+    assert [w.published for w in again] == [w.published for w in works]

@@ -11,13 +11,17 @@ import sqlite3
 import sys
 import unicodedata
 from pathlib import Path
+from urllib.parse import unquote
 
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
 from doiget import Library
 from doiget.config import Config
-from doiget.formats.csl_read import iter_csl
-from doiget.formats.record import PlainRecord
+from doiget.formats.csl_read import _PLAIN, Memo, csl_record, iter_csl
+from doiget.formats.record import _ARXIV_IN_TEXT, _LABELLED_ID, PlainRecord, find_ids
+from doiget.refs import Ref, dois_in, try_parse
 from doiget.services import bibliography
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -146,3 +150,81 @@ def test_generated_files_import_alike_with_and_without_the_common_path(chunk, tm
     assert 0.4 < _plain_share(mixed.read_text(encoding="utf-8")) < 0.9
     _both_ways(tmp_path, monkeypatch, [(bench, {}), (mixed, {}), (overlap, {}), (bench, {"overwrite": True}),
                                        (mixed, {"tags": ["Again"]}), (json.dumps(_mixed(150, 2)), {})])
+
+
+def _read_alike(items: list) -> int:
+    """Read ``items`` as plain records where they can be and by the general reading (one memo per way, as a
+    file shares one); assert each plain record is the record the general reading makes. How many were plain."""
+    plain_memo, general_memo, plain = Memo(), Memo(), 0
+    for index, item in enumerate(items):
+        general = csl_record(index, item, general_memo)
+        read = csl_record(index, item, plain_memo, plain=True)
+        if type(read) is PlainRecord:
+            plain += 1
+            read = read.record()
+        assert read.work == general.work
+        assert read.work.model_fields_set == general.work.model_fields_set
+        assert {k: type(v) for k, v in vars(read.work).items()} == {k: type(v) for k, v in vars(general.work).items()}
+        assert (read.key, read.tags, read.problems, read.inferred, read.files) == (
+            general.key, general.tags, general.problems, general.inferred, general.files)
+    return plain
+
+
+def test_plain_records_are_read_as_the_general_reading_reads_them():
+    items = [item for path in CSL_FIXTURES for item in json.loads(path.read_text(encoding="utf-8"))]
+    items += _mixed(300, 3) + [bench_item(i, random.Random(i)) for i in range(300)]
+    assert _read_alike(items) > 300
+
+
+PLAIN_VALUE = st.none() | st.integers() | st.text(st.sampled_from("ab <i>&amp;;, \t\u00e9e\u0301-\u2013"), max_size=12) | \
+    st.lists(st.text(max_size=3), max_size=2)
+NAMES = st.lists(st.dictionaries(st.sampled_from(["family", "given", "literal", "suffix"]), PLAIN_VALUE, max_size=2) |
+                 st.just({"literal": "others"}) | PLAIN_VALUE, max_size=3)
+DATES = st.none() | st.fixed_dictionaries({"date-parts": st.lists(st.lists(st.integers(0, 2030) | st.text("12"),
+                                                                           max_size=3), max_size=2)}) | PLAIN_VALUE
+
+
+@settings(max_examples=200, deadline=None)
+@example({"title": "Caf\u00e9 e\u0301", "volume": 3, "page": "1\u20132"}, [{"given": "Zoe\u0308", "family": "A"}],
+         {"date-parts": [[0]]}, "")
+@example({"title": "<i>x</i>"}, [{"family": "A"}, {"literal": "others"}], {"date-parts": [[2020, 13]]}, "10.1/x")
+@given(st.dictionaries(st.sampled_from(sorted(_PLAIN - {"author", "issued"})), PLAIN_VALUE, max_size=8),
+       NAMES, DATES, st.sampled_from(["", "10.1/x", "https://arxiv.org/abs/2101.00001", "doi.org/10.2/Y%2Fz"]))
+def test_generated_plain_items_are_read_as_the_general_reading_reads_them(item, names, issued, url):
+    item.update(author=names, issued=issued, URL=url or item.get("URL"))
+    _read_alike([item, dict(item), {**item, "id": "k2"}])
+
+
+def _ids_searching_every_text(texts: list[str]) -> tuple[dict, list]:
+    """``find_ids``'s reading of free text as it was before it left out the searches an address made useless:
+    every text searched for a DOI, arXiv ids and labelled PubMed ids, whatever its address gave."""
+    found = []
+    for text in filter(None, texts):
+        if text.startswith(("http://", "https://")):
+            found.append(try_parse(unquote(text).strip() if "%" in text else text.strip()))
+            text = unquote(text) if "%" in text else text
+        found += [Ref("doi", doi) for doi in dois_in(text)[:1]]
+        found += [try_parse(f"arxiv:{m}") for m in _ARXIV_IN_TEXT.findall(text)]
+        found += [try_parse(f"{label.lower()}:{value}") for label, value in _LABELLED_ID.findall(text)]
+    doi = next((r.id for r in found if r and r.kind == "doi"), "")
+    if doi.startswith("10.48550/arxiv."):
+        found.append(try_parse("arxiv:" + doi.removeprefix("10.48550/arxiv.")))
+    ids, inferred = {}, []
+    for ref in filter(None, found):
+        if ref.kind not in ids:
+            ids[ref.kind], _ = ref.id, inferred.append(ref.kind)
+    return ids, inferred
+
+
+ADDRESS_PARTS = ["https://", "http://", "arxiv.org/abs/", "arxiv.org/pdf/", "doi.org/", "dx.doi.org/", "10.1234/ab",
+                 "10.48550/arXiv.2101.00002", "2101.00001", "hep-th/9901001", "v2", ".pdf", "?x=", "&y", "#f", "%2F",
+                 "/", " ", "arxiv:", "PMID: 12", "pubmed.ncbi.nlm.nih.gov/", "123"]
+
+
+@settings(max_examples=300, deadline=None)
+@example(["https://arxiv.org/abs/2101.00001 arxiv:2101.00003"])
+@example(["https://doi.org/10.1234/ab?x=10.5555/other"])
+@given(st.lists(st.lists(st.sampled_from(ADDRESS_PARTS), max_size=7).map("".join), max_size=3))
+def test_free_text_gives_the_ids_every_search_would_give(texts):
+    ids, inferred, _ = find_ids({}, texts)
+    assert (ids, inferred) == _ids_searching_every_text(texts)

@@ -33,7 +33,7 @@ def _read(path: str) -> str:
 
 # ---- export / import ----------------------------------------------------------------------
 def cmd_export(args):
-    with open_lib(args) as lib:  # (what RIS cannot carry: one warning on stderr, and not_carried with --json)
+    with open_lib(args) as lib:  # (what BibTeX or RIS cannot carry: one warning on stderr, not_carried with --json)
         exported = lib.export_result(args.format, refs=args.refs or None, tag=args.tag, collection=args.collection,
                                      query=args.query)
     result = exported.output

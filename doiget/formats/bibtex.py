@@ -5,6 +5,8 @@ Non-ASCII characters are encoded with pylatexenc's table (it covers every accent
 as with biber; ASCII specials are escaped by the small table below first. Every character is written
 as LaTeX that reads back as that character: where pylatexenc's macro reads as another one (its Latin
 O for Greek Ο, ú for ű, a hyphen for U+2212) a closer text macro is written, else the character itself.
+What BibTeX and biblatex have no field for (a date's season, a CSL-JSON item's ``key``) is named by
+:func:`not_carried`, and the library's export warns of it.
 """
 from __future__ import annotations
 
@@ -17,12 +19,13 @@ from typing import Any
 from pylatexenc.latexencode import UnicodeToLatexEncoder
 
 from doiget.formats.keys import citation_keys
-from doiget.formats.fields import (BIB_NAME_OF_ROLE, CSL_DATE_TO_BIB, CSL_TO_BIB, ISSUE_TYPES,
-                                   MONTH_MACROS, MONTHS, PROSE_FIELDS, bib_type, container_field, csl_variable)
+from doiget.formats.fields import (BIB_NAME_OF_ROLE, BIB_TO_CSL_TYPE, CSL_ALSO_SPELT, CSL_DATE_TO_BIB,
+                                   CSL_DATE_VARIABLES, CSL_TO_BIB, ISSUE_TYPES, MONTH_MACROS, MONTHS, PROSE_FIELDS,
+                                   bib_type, container_field, csl_variable, plain_date)
 from doiget.formats.latex import PROTECTED_WORD, RICH_TAGS, untex
-from doiget.formats.record import PAGE_DASH, calendar_parts, joined_keywords, nfc
+from doiget.formats.record import PAGE_DASH, calendar_parts, joined_keywords, nfc, published_parts
 from doiget.formats.ris import kept_ris_lines
-from doiget.formats.names import to_bibtex_name
+from doiget.formats.names import bibtex_author, name_details, same_parts, split_names, to_bibtex_name
 from doiget.notices import citation_note
 from doiget.models import ET_AL, Author, Work
 
@@ -174,12 +177,19 @@ def _date_fields(work: Work) -> list[tuple[str, str]]:
             isinstance(p, list) and p and all(type(x) is int for x in p) and p[0] > 0 and calendar_parts(p) == p
             for p in span):
         return [("date", "/".join(_iso(parts) for parts in span))]  # biblatex's range: 1998-04/1999-06
-    if not work.year:
+    if work.year is not None and work.year < 0:  # biblatex's date before year 1 (BibTeX's year has none)
+        return [("date", _era_date([work.year, *published_parts(work.published)[1:]]))]
+    if work.year is None:
         return []
     year, published = str(work.year), work.published or ""
     month, day = (published[len(year):].split("-")[1:3] + ["", ""])[:2] if published.startswith(year) else ("", "")
     month = MONTH_MACROS[int(month) - 1] if month.isdigit() and 1 <= int(month) <= 12 else None
     return [("year", year)] + ([("month", month)] if month else []) + ([("day", str(int(day)))] if day.isdigit() else [])
+
+
+def _issue_field(work: Work, kind: str) -> str:
+    """The field of the issue: the one its record had, else BibTeX's ``number`` of a journal, biblatex's ``issue``."""
+    return work.extra.get("bibtex-fields", {}).get("issue") or ("number" if kind in ISSUE_TYPES else "issue")
 
 
 def _fields(work: Work, kind: str) -> list[tuple[str, str]]:
@@ -200,7 +210,7 @@ def _fields(work: Work, kind: str) -> list[tuple[str, str]]:
     if work.volume:
         fields.append(("volume", latex_escape(work.volume)))
     if work.issue:
-        fields.append((aliases.get("issue") or ("number" if kind in ISSUE_TYPES else "issue"), latex_escape(work.issue)))
+        fields.append((_issue_field(work, kind), latex_escape(work.issue)))
     for csl in ("number", "collection-number"):
         if work.extra.get(csl):
             fields.append(("number", latex_escape(str(work.extra[csl]))))
@@ -239,6 +249,56 @@ def _fields(work: Work, kind: str) -> list[tuple[str, str]]:
     return list({name: (name, value) for name, value in reversed(fields)}.values())[::-1]
 
 
+# What the export writes (under a field of its own, or as the entry type, the title's braces, the names' "others")
+# or needs not write (the field or type a record had in another format).
+_WRITTEN = frozenset({"bibtex", "bibtex-fields", "bibtex-type", ET_AL, "ris", "ris-type", "title-rich",
+                      "container-title-rich", "number", "collection-number", *CSL_TO_BIB, *CSL_ALSO_SPELT.values()})
+
+
+def not_carried(work: Work) -> list[str]:
+    """What of ``work`` its BibTeX entry leaves out, BibTeX and biblatex having no field for it: the keys of a
+    CSL-JSON item with no field by name (Zotero's ``key``, citeproc-js's ``system_id``; a field of that name would
+    sort or label the entry), a role's names as ``ROLE name parts`` when BibTeX reads some back split otherwise
+    (``ROLE ORCIDs``, ``ROLE affiliations``: no name field has a place for them), a date by its CSL name when its
+    field cannot say all of it (a season, an open range, a date in words beside the year), a CSL type no entry
+    type reads back as (a speech, a newspaper article) as ``type``."""
+    lost = [name for name in work.extra if name not in _WRITTEN and name not in CSL_DATE_VARIABLES]
+    lost += [name for name in sorted(CSL_DATE_VARIABLES & work.extra.keys()) if not _date_said(work, name)]
+    named = {role: people for role, people in [("author", work.authors), *work.contributors.items()]
+             if role in BIB_NAME_OF_ROLE}
+    lost += [f"{role} name parts" for role, people in named.items() if not all(map(_kept_whole, people))]
+    lost += name_details(named)
+    kind = entry_type(work)
+    taken = bool(work.issue) and _issue_field(work, kind) == "number"
+    for name in ("number", "collection-number"):  # one number field: the issue's, else the first of these
+        if work.extra.get(name):
+            lost += [name] if taken else []
+            taken = True
+    read_as = "preprint" if kind == "misc" and work.arxiv else BIB_TO_CSL_TYPE.get(kind, "document")
+    if work.type and read_as != work.type and not work.extra.get("bibtex-type"):
+        lost.append("type")
+    return lost
+
+
+def _kept_whole(author: Author) -> bool:
+    """Whether a BibTeX reader reads ``author`` back as its parts: not a dropping particle (BibTeX has one "von"
+    part), a given name alone (``{Banksy}``: an organisation's form)."""
+    written = split_names(_name(author))
+    return len(written) == 1 and same_parts(bibtex_author(written[0], untex)[0], author)
+
+
+def _date_said(work: Work, name: str) -> bool:
+    """Whether the export's fields say all of date variable ``name``: a :func:`plain_date` (the issued date: one of
+    parts, the work's year and published date, or a range ``_date_fields`` writes)."""
+    value = work.extra[name]
+    if name != "issued":
+        return plain_date(value)
+    parts = value.get("date-parts") if isinstance(value, dict) else None
+    if parts and value.keys() == {"date-parts"} and len(parts) == 2:
+        return dict(_date_fields(work)).get("date", "").count("/") == 1
+    return bool(parts) and plain_date(value) or value == {"date-parts": []}
+
+
 def _with_update_note(work: Work, fields: list[tuple[str, str]]) -> list[tuple[str, str]]:
     """A retracted (withdrawn, ...) work says so in ``note``, after the note it already has: every
     BibTeX and biblatex style prints ``note``."""
@@ -248,6 +308,13 @@ def _with_update_note(work: Work, fields: list[tuple[str, str]]) -> list[tuple[s
     current = next((value for name, value in fields if name == "note"), None)  # the one the dedupe keeps
     note = f"{current}. {latex_escape(said)}" if current else latex_escape(said)
     return [(name, value) for name, value in fields if name != "note"] + [("note", note)]
+
+
+def _era_date(parts: list[int]) -> str:
+    """A date before year 1 in CSL's count (no year 0: -100 is 100 BC) as biblatex writes it (EDTF's astronomical
+    year: ``-0099-07-13``)."""
+    year = parts[0] + 1
+    return f"{'-' * (year < 0)}{abs(year):04d}" + "".join(f"-{part:02d}" for part in parts[1:3])
 
 
 def _iso(parts: list[int]) -> str:

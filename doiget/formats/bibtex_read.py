@@ -19,8 +19,8 @@ from doiget.formats.fields import (BIB_DATE_FIELDS, BIB_NAME_FIELDS, BIB_TO_CSL,
 from doiget.formats.latex import RICH_TAG, rich_text, unescape_verbatim, untex, untex_lines
 from doiget.formats.names import bibtex_author, split_names, split_top_level
 from doiget.formats.ris_read import read_kept_ris
-from doiget.formats.record import (YEAR, ImportRecord, clean, find_ids, iso_date, keywords, leading_date, make_record,
-                                   pages)
+from doiget.formats.record import (YEAR, ImportRecord, calendar_parts, clean, find_ids, iso_date, keywords,
+                                   leading_date, make_record, pages)
 from doiget.models import ET_AL, Author, Work
 from doiget.refs import try_parse
 
@@ -222,17 +222,32 @@ def _names(value: str, problems: list[str]) -> tuple[list[Author], bool]:
     return authors, more
 
 
+_EARLY_YEAR = re.compile(r"(\d{1,3})")  # year = {499} (YEAR finds a year in other text only from 1500 on)
+# biblatex's (EDTF's) year before 1: astronomical, 0000 is 1 BC and -0099 is 100 BC; CSL counts BC years without a 0
+_BEFORE_YEAR_1 = re.compile(r"(-\d{4}|0000)(?:-(\d{2})(?:-(\d{2}))?)?")
+
+
+def _era_date(date: str) -> tuple[list[int], int] | None:
+    """[year, month, day] in CSL's count of a biblatex ``date`` before year 1 (``-0099-07-13``: [-100, 7, 13]), and
+    how much of ``date`` they take; None for a later one."""
+    match = _BEFORE_YEAR_1.match(date)
+    if not match:
+        return None
+    parts = calendar_parts([int(part) for part in match.groups() if part])
+    return [parts[0] - 1, *parts[1:]], match.end(len(parts))
+
+
 def _date(fields: dict[str, str]) -> tuple[int | None, str | None, dict[str, str]]:
     """(year, ISO date when finer than a year, the ``date``/``year`` fields as written that these two do not
     say all of: kept, not lost)."""
     written = (fields.get("date") or "").strip()
     year_text = (fields.get("year") or "").strip()
     date = (_text(written, [], "date") or "") if "{" in written or "\\" in written else written  # {1975\_2013}
-    parts, end = leading_date(date)
+    parts, end = _era_date(date) or leading_date(date)
     if parts:
         return parts[0], iso_date(parts), {} if end == len(date) else {"date": written}  # biblatex: date over year
     kept = {"date": written} if written else {}
-    year = YEAR.search(year_text)
+    year = YEAR.search(year_text) or _EARLY_YEAR.fullmatch(year_text)
     if not year:
         return None, None, {**kept, "year": year_text} if year_text else kept
     parts = [int(year.group(1))]

@@ -9,7 +9,7 @@ from typing import Any
 from doiget.formats.bibtex import entry_keys
 from doiget.formats.fields import CSL_DATE_VARIABLES, CSL_NAME_VARIABLES, et_al_mark
 from doiget.formats.names import to_csl_name
-from doiget.formats.record import joined_keywords
+from doiget.formats.record import joined_keywords, published_parts
 from doiget.notices import citation_note, status_of
 from doiget.models import ET_AL, Work
 
@@ -33,7 +33,6 @@ CSL_VARIABLES = frozenset(
     "scale section shortTitle source status submitted supplement title title-short version volume volume-title "
     "volume-title-short year-suffix".split())
 _HTML_TAG = re.compile(r"</?(?:i|b|em|strong|sup|sub|sc|span)(?:\s[^>]*)?>", re.I)
-_ISO_DATE = re.compile(r"^(\d{4})(?:-(\d{1,2}))?(?:-(\d{1,2}))?")
 
 
 def csl_type(work: Work) -> str:
@@ -48,10 +47,10 @@ def csl_type(work: Work) -> str:
 def _issued(work: Work) -> dict[str, Any] | None:
     if _valid("issued", work.extra.get("issued")):
         return work.extra["issued"]
-    match = _ISO_DATE.match(work.published or "")
-    if match:
-        return {"date-parts": [[int(part) for part in match.groups() if part]]}
-    return {"date-parts": [[work.year]]} if work.year else None
+    parts = published_parts(work.published)
+    if parts:
+        return {"date-parts": [parts]}
+    return {"date-parts": [[work.year]]} if work.year is not None else None
 
 
 def to_csl_item(work: Work, key: str) -> dict[str, Any]:

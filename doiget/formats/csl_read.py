@@ -16,8 +16,8 @@ from doiget.errors import DoigetError, ErrorCode
 from doiget.formats.fields import CSL_DATE_VARIABLES, CSL_NAME_VARIABLES, et_al_mark
 from doiget.formats.names import csl_author, stands_for_others
 from doiget.formats.record import (YEAR, ImportRecord, PlainRecord, calendar_parts, clean, clean_lines, find_ids,
-                                   iso_date, keywords, leading_date, make_record, pages, plain_record)
-from doiget.models import ET_AL, Author, Work
+                                   iso_date, keywords, leading_date, make_record, nfc, pages)
+from doiget.models import ET_AL, ID_FIELDS, Author, Work
 
 _HTML_TAG = re.compile(r"</?(?:i|b|em|strong|sup|sub|sc|span)(?:\s[^>]*)?>", re.I)
 # plain text columns whose values many records of a file repeat (the URL is read once per record)
@@ -116,14 +116,15 @@ def _rich_text(value: Any) -> tuple[str | None, str | None]:
 class Memo:
     """What the records of one file share, each worked out once: the Author of each distinct name object
     (the records share it; Authors are never changed in place), the text of each distinct string of the
-    columns many records repeat (type, volume, issue, publisher, language, venue), the reading of each distinct
+    columns many records repeat (type, volume, issue, publisher, language, venue; also in NFC), the reading of each distinct
     plain issued date (``{"date-parts": [[2020, 5]]}``)."""
 
-    __slots__ = ("names", "texts", "rich", "dates")
+    __slots__ = ("names", "texts", "normal", "rich", "dates")
 
     def __init__(self) -> None:
         self.names: dict[tuple, Author | None] = {}
         self.texts: dict[str, str | None] = {}  # clean()
+        self.normal: dict[str, str | None] = {}  # clean() in NFC (a plain record's values)
         self.rich: dict[str, tuple[str | None, str | None]] = {}  # _rich_text()
         self.dates: dict[tuple[int, ...], tuple[int | None, str | None, bool]] = {}  # _issued() of plain dates
 
@@ -197,17 +198,18 @@ def csl_record(index: int, item: Any, memo: Memo | None = None, plain: bool = Fa
     except (TypeError, ValueError):
         year, published, richer = None, None, True
         problems.append(f"unreadable issued date {get('issued')!r}")
+    if plain and not (richer and get("issued") is not None):
+        record = _plain(get, key, year, published, problems, memo)
+        if record is not None:
+            return record
     custom = get("custom")
     custom = custom if isinstance(custom, dict) else {}
-    if plain:  # no other identifier variable, no other free text
-        ids, inferred, id_problems = find_ids({"doi": get("DOI")}, [str(url)] if (url := get("URL")) else [])
-    else:
-        ids, inferred, id_problems = find_ids(
-            {"doi": get("DOI"), "pmid": get("PMID"), "pmcid": get("PMCID"),
-             "arxiv": custom.get("arxiv"), "openalex": custom.get("openalex")},
-            [str(value) for name in _FREE_TEXT if (value := get(name))],
-        )
-    extra = {} if plain or item.keys() <= _HANDLED else {
+    ids, inferred, id_problems = find_ids(
+        {"doi": get("DOI"), "pmid": get("PMID"), "pmcid": get("PMCID"),
+         "arxiv": custom.get("arxiv"), "openalex": custom.get("openalex")},
+        [str(value) for name in _FREE_TEXT if (value := get(name))],
+    )
+    extra = {} if item.keys() <= _HANDLED else {
         name: value for name, value in item.items() if name not in _HANDLED and value not in (None, "", [])}
     if custom:
         extra.update({name: value for name, value in custom.items() if name not in ("arxiv", "openalex")})
@@ -226,7 +228,7 @@ def csl_record(index: int, item: Any, memo: Memo | None = None, plain: bool = Fa
         text, fields[column] = _once(value, memo.rich, _rich_text) if shared else _rich_text(value)
         if fields[column] != text and isinstance(value, str):
             extra[f"{name}-rich"] = value
-    roles = () if plain else _ROLES.intersection(item)
+    roles = _ROLES.intersection(item)
     others = [et_al_mark(role) for role in ("author", *sorted(roles))
               if closing_others(item.get(role))]
     if others:
@@ -236,6 +238,50 @@ def csl_record(index: int, item: Any, memo: Memo | None = None, plain: bool = Fa
                   year=year, published=published,
                   contributors={role: people for role in sorted(roles) if (people := _people(item[role], names))}
                   if roles else {}, citekey=key, extra=extra)
-    if plain and not extra:
-        return plain_record(key, fields, ids, keywords(get("keyword")), problems + id_problems, inferred)
     return make_record(key, fields, ids, keywords(get("keyword")), problems + id_problems, inferred, typed=True)
+
+
+def _plain(get: Callable[[str], Any], key: str | None, year: int | None, published: str | None, problems: list[str],
+           memo: Memo) -> PlainRecord | None:
+    """The :class:`PlainRecord` of an item of :data:`_PLAIN` variables only whose date says no more than its year
+    and ISO date (the values :func:`csl_record`'s general reading gives ``make_record``, made in NFC as they are
+    read); None when the item needs ``extra`` after all (a title with markup, a closing "others")."""
+    authors = get("author")
+    if closing_others(authors):
+        return None
+    values: dict[str, Any] = {}
+    for name, column, shared in _RICH:
+        value = get(name)
+        text, shown = _once(value, memo.rich, _rich_text) if shared else _rich_text(value)
+        if shown != text and isinstance(value, str):
+            return None
+        if shown:
+            values[column] = shown if shown.isascii() else nfc(shown)
+    normal = memo.normal
+    for name, column in _SHARED_COLUMNS:
+        if (value := get(name)) is not None and (text := _once(value, normal, _clean_nfc)):
+            values[column] = text
+    url = get("URL")
+    if url is not None and (text := clean(url)):
+        values["url"] = text if text.isascii() else nfc(text)
+    if text := clean_lines(get("abstract")):
+        values["abstract"] = text if text.isascii() else nfc(text)
+    if text := pages(get("page")):
+        values["pages"] = text if text.isascii() else nfc(text)
+    if people := _people(authors, memo.names):
+        values["authors"] = people
+    if year is not None:
+        values["year"] = year
+    if published:
+        values["published"] = published
+    if key:
+        values["citekey"] = key = key if key.isascii() else nfc(key)
+    ids, inferred, id_problems = find_ids({"doi": get("DOI")}, [str(url)] if url else [])
+    if len(ids) > 1:
+        ids = {kind: ids[kind] for kind in ID_FIELDS if kind in ids}
+    return PlainRecord(values, ids, key, nfc(keywords(get("keyword"))), problems + id_problems, inferred)
+
+
+def _clean_nfc(value: Any) -> str | None:
+    text = clean(value)
+    return nfc(text) if text else text

@@ -33,6 +33,10 @@ CSL_TO_BIB_TYPE = {
     "manuscript": "unpublished", "webpage": "online", "post-weblog": "online", "post": "online",
     "dataset": "dataset", "software": "software", "patent": "patent", "periodical": "periodical",
     "standard": "standard",
+    # biblatex's non-standard types (its manual, 2.1.3), for CSL types no classic type reads back as; styles
+    # without a driver for them print them as @misc
+    "legislation": "legislation", "legal_case": "jurisdiction", "motion_picture": "movie",
+    "personal_communication": "letter", "graphic": "artwork", "performance": "performance",
 }
 
 
@@ -88,7 +92,7 @@ BIB_TO_CSL = {
     "volumes": "number-of-volumes", "version": "version", "origtitle": "original-title",
     "shortjournal": "container-title-short", "journalabbreviation": "container-title-short",
     "callnumber": "call-number", "maintitle": "volume-title", "part": "part", "medium": "medium",
-    "status": "status",
+    "status": "status", "shortseries": "collection-title-short",
 }
 # CSL variables with no BibTeX field and no store column (Scopus's and Embase's database as source, a Zotero
 # item's archive and section): written under their CSL name and read back.
@@ -105,6 +109,7 @@ CSL_TO_BIB = {
     "number-of-pages": "pagetotal", "number-of-volumes": "volumes", "version": "version",
     "original-title": "origtitle", "container-title-short": "shortjournal", "call-number": "callnumber",
     "volume-title": "maintitle", "part": "part", "medium": "medium", "status": "status",
+    "collection-title-short": "shortseries",
 } | _CSL_OWN_NAMES
 # BibTeX fields of prose whose line breaks are the writer's (a structured abstract's sections, a database's note
 # lines): written as \newline, read back as newlines (the other fields' whitespace is one space, as BibTeX's).
@@ -125,6 +130,15 @@ CSL_ALSO_SPELT = {"title-short": "shortTitle", "container-title-short": "journal
 def csl_variable(extra: dict[str, Any], name: str) -> Any:
     """CSL variable ``name`` of a work's ``extra``, under its own name or its Zotero 4 spelling."""
     return extra.get(name) or extra.get(CSL_ALSO_SPELT.get(name, ""))
+
+
+def plain_date(value: Any) -> bool:
+    """Whether a CSL date is one date of parts alone or one text alone (``raw`` or ``literal``): what a BibTeX or
+    RIS date field says all of (not a season, a range, ``circa``, a text beside its parts)."""
+    if not isinstance(value, dict):
+        return False
+    parts = value.get("date-parts")
+    return len(value.keys() - {"date-parts"}) <= 1 if not parts else value.keys() == {"date-parts"} and len(parts) == 1
 
 
 BIB_DATE_FIELDS = {"urldate": "accessed", "eventdate": "event-date", "origdate": "original-date",

@@ -13,7 +13,7 @@ from urllib.parse import unquote
 from pydantic import ValidationError
 
 from doiget.errors import DoigetError
-from doiget.models import ID_FIELDS, Work, unvalidated
+from doiget.models import Work, unvalidated
 from doiget.refs import Ref, canonical_doi, dois_in, try_parse
 
 
@@ -69,12 +69,17 @@ def find_ids(declared: dict[str, Any], free_text: Iterable[str]) -> tuple[dict[s
             problems.append(f"unreadable {kind} {value!r}")
     found: list[Ref | None] = []
     for text in filter(None, free_text):
+        kind = None
         if text.startswith(("http://", "https://")):
             if "%" in text:  # a DOI's "/" as %2F in a Springer address
                 text = unquote(text)
-            found.append(try_parse(text.strip()))
-        found += [Ref("doi", doi) for doi in dois_in(text)[:1]]
-        found += [try_parse(f"arxiv:{m}") for m in _ARXIV_IN_TEXT.findall(text)]
+            found.append(address := try_parse(text.strip()))
+            kind = address.kind if address else None
+        # an identifier of the kind the address itself gives would come after it: never taken
+        if kind != "doi":
+            found += [Ref("doi", doi) for doi in dois_in(text)[:1]]
+        if kind != "arxiv":
+            found += [try_parse(f"arxiv:{m}") for m in _ARXIV_IN_TEXT.findall(text)]
         found += [try_parse(f"{label.lower()}:{value}") for label, value in _LABELLED_ID.findall(text)]
     doi = ids.get("doi") or next((r.id for r in found if r and r.kind == "doi"), "")
     if doi.startswith("10.48550/arxiv."):
@@ -198,6 +203,17 @@ def iso_date(parts: list[int]) -> str | None:
     return f"{date}-{parts[2]:02d}" if len(parts) > 2 else date
 
 
+_STORED_DATE = re.compile(r"(-?\d+)-(\d{1,2})(?:-(\d{1,2}))?")
+
+
+def published_parts(published: str | None) -> list[int]:
+    """A stored ``published`` date as [year, month(, day)], the inverse of :func:`iso_date` (also for a
+    year before 1000 or before year 1: ``54-10-13``, ``-100-07-13``); [] when it gives no month (a year alone is
+    the year column's)."""
+    match = _STORED_DATE.match(published or "")
+    return [int(part) for part in match.groups() if part] if match else []
+
+
 #: A value that says nothing: a record leaves it out, a merge fills it and never reports it as a conflict
 #: (a true value is none of them).
 EMPTY = (None, "", [], {})
@@ -277,7 +293,7 @@ class PlainRecord:
     """A record whose every value has a store column (no ``extra``, names in the author role only, no
     attachment), kept as the values of its :class:`Work` rather than as one: the import's common path writes
     them as they are (:mod:`doiget.services.bibliography`); :meth:`record` is the :class:`ImportRecord`
-    :func:`make_record` makes of the same fields."""
+    :func:`make_record` makes of the same fields (the CSL reader makes both: ``csl_read._plain``)."""
 
     values: dict[str, Any]  # the Work's fields that say something, in NFC, but its identifiers
     ids: dict[str, str]  # in the order of ``Work.ids()``
@@ -294,10 +310,3 @@ class PlainRecord:
         return ImportRecord(work=self.work(), key=self.key, tags=self.tags, problems=self.problems,
                             inferred=self.inferred)
 
-
-def plain_record(key: str | None, fields: dict[str, Any], ids: dict[str, str], tags: list[str],
-                 problems: list[str], inferred: list[str]) -> PlainRecord:
-    """The :class:`PlainRecord` of fields of the model's types, none of them ``extra`` or ``files``: what
-    ``make_record(..., typed=True)`` would make a Work of."""
-    ordered = ids if len(ids) < 2 else {kind: ids[kind] for kind in ID_FIELDS if kind in ids}
-    return PlainRecord(_nfc_fields(fields), ordered, nfc(key), nfc(tags), problems, list(inferred))

@@ -14,8 +14,10 @@ from typing import Any
 
 from rispy import TAG_KEY_MAPPING
 
-from doiget.formats.fields import CSL_ALSO_SPELT, RIS_NAME_ROLES, RIS_TO_CSL, csl_variable, et_al_mark
-from doiget.formats.ris_read import RIS_TO_CSL_TYPE
+from doiget.formats.fields import CSL_ALSO_SPELT, RIS_NAME_ROLES, RIS_TO_CSL, csl_variable, et_al_mark, plain_date
+from doiget.formats.record import published_parts
+from doiget.formats.names import name_details, same_parts
+from doiget.formats.ris_read import RIS_TO_CSL_TYPE, read_ris_name
 from doiget.models import ET_AL, Author, Work
 from doiget.notices import citation_note
 
@@ -48,12 +50,22 @@ def ris_name(author: Author) -> str:
     return ", ".join(p for p in (family, given, author.suffix) if p) if given or author.suffix else f"{family},"
 
 
-def _date(value: Any) -> str | None:
-    """A CSL date (``{"date-parts": [[2014, 9, 9]]}``) as RIS writes one: ``2014/09/09/``."""
+def ris_year(year: int) -> str:
+    """A year as RIS writes it, in four digits (Zotero's ``0499``), a year before 1 with a minus (``-0100``)."""
+    return f"{'-' * (year < 0)}{abs(year):04d}"
+
+
+def _date(parts: list[int]) -> str:
+    """[year, month, day] as RIS writes a date: ``2014/09/09/``, ``0054/10/13/``."""
+    padded = [ris_year(parts[0])] + [f"{p:02d}" for p in parts[1:3]]
+    return "/".join(padded + [""] * (4 - len(padded)))
+
+
+def _csl_date(value: Any) -> str | None:
+    """A CSL date (``{"date-parts": [[2014, 9, 9]]}``) as RIS writes one, else its raw or literal text."""
     parts = (value.get("date-parts") or [[]])[0] if isinstance(value, dict) else []
-    if parts and all(str(p).isdigit() for p in parts):
-        padded = [str(parts[0])] + [f"{int(p):02d}" for p in parts[1:3]]
-        return "/".join(padded + [""] * (4 - len(padded)))
+    if parts and all(str(p).lstrip("-").isdigit() for p in parts):
+        return _date([int(p) for p in parts])
     return value.get("raw") or value.get("literal") if isinstance(value, dict) else None
 
 
@@ -78,10 +90,11 @@ def _record(work: Work) -> list[tuple[str, str | None]]:
     lines += [("TI", work.title), ("T2", event or work.venue)]
     if conference and "C3" not in kept_tags:
         lines.append(("C3", work.venue))
-    if work.year and "PY" not in kept_tags:
-        lines.append(("PY", str(work.year)))
-    if work.published and "-" in work.published and "DA" not in kept_tags:
-        lines.append(("DA", _date({"date-parts": [work.published.split("-")]})))
+    if work.year is not None and "PY" not in kept_tags:
+        lines.append(("PY", ris_year(work.year)))
+    published = published_parts(work.published)
+    if published and "DA" not in kept_tags:
+        lines.append(("DA", _date(published)))
     lines += [("VL", work.volume), ("IS", work.issue)]
     if work.pages:
         span = _RANGE.match(work.pages)
@@ -95,7 +108,7 @@ def _record(work: Work) -> list[tuple[str, str | None]]:
             lines.append((tag, str(value)))
     lines += [("KW", tag) for tag in getattr(work, "tags", None) or []]
     lines += [("AN", f"{name}:{value}") for name, value in work.ids().items() if name != "doi"]
-    lines.append(("Y2", _date(extra.get("accessed"))))
+    lines.append(("Y2", _csl_date(extra.get("accessed"))))
     note = extra.get("note")
     lines += [("N1", line) for line in (note.splitlines() if isinstance(note, str) else [])]
     lines.append(("N1", citation_note(work.updates or [])))  # a retracted (withdrawn, ...) work says so
@@ -114,17 +127,30 @@ _WRITTEN_BIBTEX = frozenset({"title", "subtitle", "file"})
 
 def not_carried(work: Work) -> list[str]:
     """What of ``work`` its RIS record leaves out, RIS having no tag for it: CSL variables by name, BibTeX-only
-    fields as ``BibTeX field NAME``, a role's names as ``ROLE names``, a CSL type RIS has no type for as ``type``,
-    an abstract's line breaks as ``abstract line breaks``."""
-    lost = [name for name in work.extra if name not in _WRITTEN and name != "bibtex"
-            and not (name == "event-title" and ris_type(work) == "CONF")]
-    lost += [f"BibTeX field {name}" for name in (work.extra.get("bibtex") or {}) if name not in _WRITTEN_BIBTEX]
+    fields as ``BibTeX field NAME``, a role's names as ``ROLE names`` (``ROLE name parts`` when RIS reads some of
+    them back split otherwise; ``ROLE ORCIDs``, ``ROLE affiliations``), a CSL type RIS has no type for as ``type``, an abstract's line breaks as ``abstract
+    line breaks``."""
+    extra = work.extra
+    lost = [name for name in extra if name not in _WRITTEN and name != "bibtex"
+            and not (name == "event-title" and ris_type(work) == "CONF" and extra[name] != work.venue)]
+    lost += ["accessed"] if "accessed" in extra and not plain_date(extra["accessed"]) else []
+    lost += [f"BibTeX field {name}" for name in (extra.get("bibtex") or {}) if name not in _WRITTEN_BIBTEX]
     lost += [f"{role} names" for role in work.contributors if role not in RIS_NAME_ROLES.values()]
+    named = {role: people for role, people in [("author", work.authors), *work.contributors.items()]
+             if role == "author" or role in RIS_NAME_ROLES.values()}
+    lost += [f"{role} name parts" for role, people in named.items() if not all(map(_kept_whole, people))]
+    lost += name_details(named)
     if work.type and RIS_TO_CSL_TYPE.get(ris_type(work), "document") != work.type:
         lost.append("type")  # a CSL type with no TY of its own (speech, a review: GEN, JOUR) reads back as another
     if work.abstract and "\n" in work.abstract.strip():
         lost.append("abstract line breaks")  # AB is one line: RIS readers join a value's lines with spaces
     return lost
+
+
+def _kept_whole(author: Author) -> bool:
+    """Whether a RIS reader reads ``author``'s line back as its parts: not a particle RIS puts elsewhere (``van``
+    in a family name ``van Regenmortel``, a given name ending in ``de``) or an organisation's name with a comma."""
+    return same_parts(read_ris_name(ris_name(author)), author)
 
 
 def kept_ris_lines(extra: dict[str, Any]) -> str | None:

@@ -14,8 +14,8 @@ from rispy import TAG_KEY_MAPPING
 from doiget.errors import DoigetError, ErrorCode
 from doiget.formats.fields import RIS_NAME_ROLES, RIS_TO_CSL, et_al_mark
 from doiget.formats.names import family_and_initials, make_author, stands_for_others, with_particles
-from doiget.formats.record import (YEAR, ImportRecord, clean, find_ids, iso_date, keywords, leading_date,
-                                   make_record)
+from doiget.formats.record import (YEAR, ImportRecord, calendar_parts, clean, find_ids, iso_date, keywords,
+                                   leading_date, make_record)
 from doiget.models import ET_AL, Author
 from doiget.refs import try_parse
 
@@ -114,7 +114,7 @@ def _list(value: Any) -> list[str]:
     return [t for t in (clean(v) for v in values) if t]
 
 
-def _ris_name(name: str) -> Author:
+def read_ris_name(name: str) -> Author:
     """A person written ``Family, Given[, Suffix]`` (``Banksy,`` has a family name only); a name without a
     comma is an organisation's, kept whole (``NASA``, ``Canadian Space Agency``: Zotero reads them so),
     unless it has Embase's shape ``Adler D.G.``."""
@@ -129,13 +129,21 @@ def _ris_name(name: str) -> Author:
 def _date_parts(value: str | None) -> tuple[list[int], bool]:
     """[year, month, day] as far as a RIS date (``2014/09/09/``, ``2014-09-09``) gives them ([] when it does
     not start with a year), and whether they say all it says but a time of day (not ``2014///Spring``,
-    ``2014/13/``)."""
+    ``2014/13/``). A year of fewer than four digits or before year 1 (``499``, ``-0100/07/13/``: CSL dates
+    have them) is read only in RIS's own shape, with a calendar month and day (not ``12/25/1999``)."""
+    early = _EARLY_DATE.fullmatch(value or "")
+    if early:
+        given = [int(part) for part in early.groups()[:3] if part]
+        if calendar_parts(given) == given:
+            return given, not early.group(4) or bool(_TIME.fullmatch(early.group(4)))
     parts, end = leading_date(value or "", "-/")
     rest = (value or "")[end:].strip("/ ")
     return parts, not rest or bool(_TIME.fullmatch(rest))
 
 
 _TIME = re.compile(r"\d{1,2}:\d{2}(?::\d{2})?")
+# year/month/day/other, every part but the year optional, the year not four digits (leading_date reads those)
+_EARLY_DATE = re.compile(r"(-\d{1,4}|\d{1,3})(?:/(\d{1,2})?(?:/(\d{1,2})?(?:/\s*(.*?))?)?)?\s*")
 
 
 def _date(entry: dict[str, Any]) -> tuple[int | None, str | None, set[str]]:
@@ -163,7 +171,7 @@ def ris_record(entry: dict[str, Any]) -> ImportRecord:
         if names and stands_for_others(names[-1]):
             names = names[:-1]
             others.append(et_al_mark(role))
-        people[role] = [_ris_name(name) for name in names]
+        people[role] = [read_ris_name(name) for name in names]
     urls = [url for value in _list(entry.get("urls")) for url in _URLS_APART.split(value.strip()) if url]
     notes = _list(entry.get("notes")) + _list(entry.get("note"))
     numbers = _list(entry.get("accession_number"))

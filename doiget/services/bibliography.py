@@ -28,11 +28,11 @@ from typing import Any
 from sqlalchemy import Connection, text
 
 from doiget.errors import DoigetError, ErrorCode
-from doiget.formats.bibtex import to_bibtex
+from doiget.formats.bibtex import not_carried as bibtex_not_carried, to_bibtex
 from doiget.formats.csl import to_csl_json
 from doiget.formats.importer import Format as ImportFormat
 from doiget.formats.importer import ImportRecord, iter_bibliography
-from doiget.formats.ris import not_carried, to_ris
+from doiget.formats.ris import not_carried as ris_not_carried, to_ris
 from doiget.formats.keys import citation_key, key_aliases, unique_key, with_key_alias
 from doiget.formats.record import EMPTY, PlainRecord
 from doiget.formats.fields import BABEL_LANGUAGES
@@ -732,6 +732,10 @@ def export(lib: Session, format: str = "bibtex", refs: list[checks.RefLike] | No
     return result["items"] if format == "csl-json" else result["text"]
 
 
+# format -> (its name, what it has no place of, what of a work its export leaves out); CSL-JSON carries everything
+_NOT_CARRIED = {"ris": ("RIS", "tag", ris_not_carried), "bibtex": ("BibTeX", "field", bibtex_not_carried)}
+
+
 def export_result(lib: Session, format: str = "bibtex", refs: list[checks.RefLike] | None = None,
                   tag: str | None = None, collection: str | None = None,
                   query: str | None = None) -> dict[str, Any]:
@@ -751,12 +755,13 @@ def export_result(lib: Session, format: str = "bibtex", refs: list[checks.RefLik
             organise_store.collection_id(conn, collection)
         selected = entry_store.load(conn, select_ids(conn, candidates, tag, collection))
     retractions.warn_exported(selected)
-    gaps = Counter(name for entry in selected for name in not_carried(entry)) if format == "ris" else Counter()
+    name_of_format, place, not_carried = _NOT_CARRIED.get(format, ("", "", lambda entry: []))
+    gaps = Counter(name for entry in selected for name in not_carried(entry))
     left_out = [{"field": name, "entries": n} for name, n in sorted(gaps.items(), key=lambda kv: (-kv[1], kv[0]))]
     if left_out:
-        log.warning("RIS has no tag for %s; not in the RIS export of %d entries", ", ".join(
+        log.warning("%s has no %s for %s; not in the %s export of %d entries", name_of_format, place, ", ".join(
             f"{gap['field']} ({gap['entries']} {'entry' if gap['entries'] == 1 else 'entries'})" for gap in left_out),
-            len(selected))
+            name_of_format, len(selected))
     output = render(selected, format)
     return {"format": format, "count": len(selected), ("items" if format == "csl-json" else "text"): output,
             "not_carried": left_out}

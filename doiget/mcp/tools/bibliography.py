@@ -113,7 +113,7 @@ def _exporter(format: str):
         shown, next_cursor = page(records, decode(p.cursor, scope), p.limit, scope,
                                   size=None if isinstance(result, list) else len)
         body = {"items": shown} if isinstance(result, list) else {"text": "".join(shown)}
-        gaps = {"not_carried": exported.not_carried_json()} if format == "ris" else {}
+        gaps = {"not_carried": exported.not_carried_json()} if format != "csl-json" else {}
         return {"format": format, "count": len(shown), "total": len(records), **body, "next_cursor": next_cursor,
                 **gaps}
     return run
@@ -182,7 +182,7 @@ def _list_collections(lib: LibraryAccess, _p: NoParams) -> dict[str, Any]:
 
 # ---- the table ----------------------------------------------------------------------------
 _SELECTION = "Selectors combine; none: all."
-_EXPORT_LIMITS = "500 refs; `limit` records per page: follow next_cursor."
+_EXPORT_LIMITS = "500 refs; `limit` per page: follow next_cursor."
 _NOTE_WRITE_COSTS = "Local write; ms."
 _NOTE_OUTPUT = "{ok, note: {id, entry, entry_id, entry_title, body, author, anchors[], tags[], created_at, updated_at}}"
 
@@ -197,7 +197,7 @@ def _export_tool(name: str, format: str, title: str, what: str, outputs: str) ->
 
 BIBLIOGRAPHY_TOOLS: list[ToolSpec] = [
     _export_tool("doiget_bibtex_export", "bibtex", "BibTeX export", "BibTeX",
-                 "{ok, format, count, total, text, next_cursor}; keys authorYEARword, unique."),
+                 "{ok, format, count, total, text, next_cursor, not_carried[]}; keys authorYEARword, unique."),
     _export_tool("doiget_csl_export", "csl-json", "CSL-JSON export", "CSL-JSON",
                  "{ok, format, count, total, items[], next_cursor}; id = citation key."),
     _export_tool("doiget_ris_export", "ris", "RIS export", "RIS",
