@@ -67,6 +67,9 @@ def reported(work: Work, fmt: str) -> set[str]:
     for name in not_carried(work):
         if name.startswith("BibTeX field "):
             names.add("bibtex." + name.removeprefix("BibTeX field "))
+        elif name.endswith(" name parts"):
+            role = name.removesuffix(" name parts")
+            names.add("authors" if role == "author" else f"contributors.{role}")
         elif name.endswith(" names"):
             names.add("contributors." + name.removesuffix(" names"))
         elif name in ("type", "abstract line breaks"):

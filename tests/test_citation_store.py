@@ -8,6 +8,8 @@ from sqlalchemy import text
 
 from doiget import Work, open_library
 from doiget.net import crossref, openalex
+from doiget.refs import Ref
+from doiget.store import citations, entries as entry_store
 
 
 @pytest.fixture
@@ -114,3 +116,17 @@ def test_add_without_references_writes_no_edges(lib):
 def _all_edges(lib):
     with lib.store.read() as conn:
         return [tuple(r) for r in conn.execute(text("SELECT citing_id, cited_id FROM citations"))]
+
+
+def test_a_reference_list_finds_the_entries_held_and_stubs_the_rest_as_one_by_one(lib):
+    with lib.store.write() as conn:
+        held = entry_store.upsert_work(conn, Work(doi="10.1000/held", title="Held"))
+        conn.execute(text("UPDATE entries SET doi = '10.1000/HELD' WHERE id = :id"), {"id": held})  # DOIs: NOCASE
+        indexed = entry_store.upsert_work(conn, Work(openalex="W2741809807", arxiv="1707.08567"), stub=True)
+        refs = [Ref.parse(r) for r in ("doi:10.1000/held", "doi:10.1000/new", "W2741809807",
+                                       "arXiv:1707.08567v2", "doi:10.1000/new")]
+        found = citations.stub_ids(conn, refs)
+        assert found[0] == held and found[2] == found[3] == indexed and found[1] == found[4] not in (held, indexed)
+        assert found == [citations.stub_id(conn, ref) for ref in refs]  # and nothing more was made
+        assert conn.execute(text("SELECT count(*) FROM entries")).scalar_one() == 3
+        assert conn.execute(text("SELECT is_stub FROM entries WHERE doi = '10.1000/new'")).scalar_one() == 1

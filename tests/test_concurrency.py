@@ -11,8 +11,9 @@ from cli_process import doiget_command
 from doiget import Work, open_library
 
 WRITERS = 4
-# 300 writes per writer in the default run; the full run: DOIGET_CONCURRENCY_WRITES=1000
-WRITES = int(os.environ.get("DOIGET_CONCURRENCY_WRITES", "300"))
+# 150 writes per writer in the default run: the four still overlap for seconds, as SQLite runs their 600
+# write transactions one at a time; the full run: DOIGET_CONCURRENCY_WRITES=1000
+WRITES = int(os.environ.get("DOIGET_CONCURRENCY_WRITES", "150"))
 
 
 def _writer(home: str, worker: int, count: int, errors) -> None:

@@ -330,3 +330,37 @@ def test_what_bibtex_cannot_carry_is_named_and_the_rest_comes_back():
     assert "accessed" in not_carried(works["disambiguate_ByCiteIncremental1:ITEM-1"])  # a time of day as its season
     assert "type" in not_carried(works["sort_LeadingA:ITEM-6"])  # a broadcast: @misc, read back as a document
     assert "number" in not_carried(works["disambiguate_PrimaryNameWithNonDroppingParticle:Santos2020BiodiversityVCarboline"])
+
+
+def test_a_name_part_with_and_stays_one_name_and_names_bibtex_splits_otherwise_are_named():
+    # A suffix holding " and " (a Zotero record's garbled "Cliff, A.D. and Ord, J.K", an Ovid editor list read as one
+    # name) was written bare and read back as two or more persons: 4 records changed on a BibTeX round trip. BibTeX
+    # has one "von" part (CSL's dropping particle "de" reads back as a non-dropping one) and no name of a given
+    # name alone ("Banksy"): the export names them.
+    from doiget.formats.bibtex import not_carried
+    from doiget.formats.bibtex_read import parse_bibtex
+
+    cliff = next(r.work for r in records(BIB / "zotero_geomatics_textbook.bib.gz") if r.key == "cliff_ad_and_ord_spatial_1973")
+    assert cliff.authors[0].suffix == "A.D. and Ord"
+    (back,) = parse_bibtex(to_bibtex([cliff]))
+    assert back.work.authors == cliff.authors and "author name parts" not in not_carried(cliff)
+    suite = {r.key: r.work for r in records(BIB / "citeproc_testsuite_inputs.json")}
+    assert "author name parts" in not_carried(suite["name_OnlyGivenname:ITEM-1"])
+    assert "author name parts" in not_carried(suite["name_ParticleFormatting:ITEM-1"])
+    assert "author name parts" not in not_carried(suite["name_ParsedUpperCaseNonDroppingParticle:ITEM-1"])
+
+
+def test_orcids_and_affiliations_no_bibtex_or_ris_name_holds_are_named():
+    # Crossref's record of the PNAS paper gives an ORCID and affiliations; the BibTeX and RIS exports dropped them
+    # without a word (neither format's names have a place for them).
+    from doiget.formats.ris import not_carried as ris_not_carried
+    from doiget.formats.bibtex import not_carried
+    from doiget.net.crossref import parse_work_response
+
+    upstream = Path(__file__).parent / "fixtures" / "upstream" / "crossref" / "works_10.1073_pnas.1414271111.json"
+    work = parse_work_response(json.loads(upstream.read_text(encoding="utf-8")))
+    assert any(a.orcid for a in work.authors) and any(a.affiliation for a in work.authors)
+    assert not_carried(work) == ris_not_carried(work) == ["author ORCIDs", "author affiliations"]
+    bare = work.model_copy(update={"authors": [a.model_copy(update={"orcid": None, "affiliation": None})
+                                               for a in work.authors]})
+    assert not_carried(bare) == ris_not_carried(bare) == []

@@ -21,11 +21,11 @@ from pylatexenc.latexencode import UnicodeToLatexEncoder
 from doiget.formats.keys import citation_keys
 from doiget.formats.fields import (BIB_NAME_OF_ROLE, BIB_TO_CSL_TYPE, CSL_ALSO_SPELT, CSL_DATE_TO_BIB,
                                    CSL_DATE_VARIABLES, CSL_TO_BIB, ISSUE_TYPES, MONTH_MACROS, MONTHS, PROSE_FIELDS,
-                                   bib_type, container_field, csl_variable)
+                                   bib_type, container_field, csl_variable, plain_date)
 from doiget.formats.latex import PROTECTED_WORD, RICH_TAGS, untex
 from doiget.formats.record import PAGE_DASH, calendar_parts, joined_keywords, nfc, published_parts
 from doiget.formats.ris import kept_ris_lines
-from doiget.formats.names import to_bibtex_name
+from doiget.formats.names import bibtex_author, name_details, same_parts, split_names, to_bibtex_name
 from doiget.notices import citation_note
 from doiget.models import ET_AL, Author, Work
 
@@ -258,11 +258,16 @@ _WRITTEN = frozenset({"bibtex", "bibtex-fields", "bibtex-type", ET_AL, "ris", "r
 def not_carried(work: Work) -> list[str]:
     """What of ``work`` its BibTeX entry leaves out, BibTeX and biblatex having no field for it: the keys of a
     CSL-JSON item with no field by name (Zotero's ``key``, citeproc-js's ``system_id``; a field of that name would
-    sort or label the entry), a date by its CSL name when its field cannot say all of it (a season, an open range,
-    a date in words beside the year), a CSL type no entry type reads back as (a speech, a newspaper article) as
-    ``type``."""
+    sort or label the entry), a role's names as ``ROLE name parts`` when BibTeX reads some back split otherwise
+    (``ROLE ORCIDs``, ``ROLE affiliations``: no name field has a place for them), a date by its CSL name when its
+    field cannot say all of it (a season, an open range, a date in words beside the year), a CSL type no entry
+    type reads back as (a speech, a newspaper article) as ``type``."""
     lost = [name for name in work.extra if name not in _WRITTEN and name not in CSL_DATE_VARIABLES]
     lost += [name for name in sorted(CSL_DATE_VARIABLES & work.extra.keys()) if not _date_said(work, name)]
+    named = {role: people for role, people in [("author", work.authors), *work.contributors.items()]
+             if role in BIB_NAME_OF_ROLE}
+    lost += [f"{role} name parts" for role, people in named.items() if not all(map(_kept_whole, people))]
+    lost += name_details(named)
     kind = entry_type(work)
     taken = bool(work.issue) and _issue_field(work, kind) == "number"
     for name in ("number", "collection-number"):  # one number field: the issue's, else the first of these
@@ -275,20 +280,23 @@ def not_carried(work: Work) -> list[str]:
     return lost
 
 
+def _kept_whole(author: Author) -> bool:
+    """Whether a BibTeX reader reads ``author`` back as its parts: not a dropping particle (BibTeX has one "von"
+    part), a given name alone (``{Banksy}``: an organisation's form)."""
+    written = split_names(_name(author))
+    return len(written) == 1 and same_parts(bibtex_author(written[0], untex)[0], author)
+
+
 def _date_said(work: Work, name: str) -> bool:
-    """Whether the export's fields say all of date variable ``name``: a date of parts (the issued date: the one of
-    the work's year and published date, or a range ``_date_fields`` writes), else one text alone."""
+    """Whether the export's fields say all of date variable ``name``: a :func:`plain_date` (the issued date: one of
+    parts, the work's year and published date, or a range ``_date_fields`` writes)."""
     value = work.extra[name]
-    if not isinstance(value, dict):
-        return False
-    parts = value.get("date-parts")
-    if not parts:
-        return len(value.keys() - {"date-parts"}) <= (name != "issued")
-    if value.keys() != {"date-parts"}:
-        return False
-    if name == "issued":
-        return len(parts) == 1 or dict(_date_fields(work)).get("date", "").count("/") == 1
-    return len(parts) == 1
+    if name != "issued":
+        return plain_date(value)
+    parts = value.get("date-parts") if isinstance(value, dict) else None
+    if parts and value.keys() == {"date-parts"} and len(parts) == 2:
+        return dict(_date_fields(work)).get("date", "").count("/") == 1
+    return bool(parts) and plain_date(value) or value == {"date-parts": []}
 
 
 def _with_update_note(work: Work, fields: list[tuple[str, str]]) -> list[tuple[str, str]]:

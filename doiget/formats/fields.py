@@ -132,6 +132,15 @@ def csl_variable(extra: dict[str, Any], name: str) -> Any:
     return extra.get(name) or extra.get(CSL_ALSO_SPELT.get(name, ""))
 
 
+def plain_date(value: Any) -> bool:
+    """Whether a CSL date is one date of parts alone or one text alone (``raw`` or ``literal``): what a BibTeX or
+    RIS date field says all of (not a season, a range, ``circa``, a text beside its parts)."""
+    if not isinstance(value, dict):
+        return False
+    parts = value.get("date-parts")
+    return len(value.keys() - {"date-parts"}) <= 1 if not parts else value.keys() == {"date-parts"} and len(parts) == 1
+
+
 BIB_DATE_FIELDS = {"urldate": "accessed", "eventdate": "event-date", "origdate": "original-date",
                    "available-date": "available-date", "submitted": "submitted"}
 CSL_DATE_TO_BIB = {csl: bib for bib, csl in BIB_DATE_FIELDS.items()}

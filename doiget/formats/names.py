@@ -269,6 +269,24 @@ def _needs_braces(text: str) -> bool:
     return "," in text or bool(_AND.search(f" {text} ")) or any(_lower(w) for w in text.split()[1:] if w[0].isalpha())
 
 
+_PARTS = ("family", "given", "particle", "dropping_particle", "suffix", "literal")
+
+
+def name_details(people: dict[str, list[Author]]) -> list[str]:
+    """What BibTeX and RIS names have no place for, by role (``author ORCIDs``, ``editor affiliations``): what
+    Crossref, OpenAlex, Europe PMC or a JATS file gave of the persons beyond their names."""
+    return [f"{role} {what}" for role, persons in people.items() for what, part in _DETAILS
+            if any(getattr(a, part) for a in persons)]
+
+
+_DETAILS = (("ORCIDs", "orcid"), ("affiliations", "affiliation"))
+
+
+def same_parts(author: Author, other: Author) -> bool:
+    """Whether two names have the same parts (family, given, particles, suffix; an organisation's or a person's)."""
+    return all(getattr(author, part) == getattr(other, part) for part in _PARTS)
+
+
 def to_bibtex_name(author: Author, escape: Callable[[str], str]) -> str:
     """``author`` in BibTeX's ``von Last, Jr, First`` form; ``escape`` LaTeX-escapes text. A name without a
     family name (an organisation, a mononym given as a given name: CSL's ``{"given": "Banksy"}``) is one
@@ -283,11 +301,14 @@ def to_bibtex_name(author: Author, escape: Callable[[str], str]) -> str:
     last = " ".join(p for p in (escape(author.particle or ""), family) if p)
     if author.dropping_particle:
         last = f"{escape(author.dropping_particle)} {last}"
-    given = escape(author.given or "")
-    if author.given and ("," in author.given or _AND.search(f" {author.given} ")):
-        given = "{" + given + "}"
+    given = _one_part(author.given or "", escape)
     if not given and (author.suffix or " " in last):  # "{World Bank}, {}": a family name, not First Last
         given = "{}"
     if author.suffix:
-        return f"{last}, {escape(author.suffix)}, {given}"
+        return f"{last}, {_one_part(author.suffix, escape)}, {given}"
     return f"{last}, {given}" if given else last
+
+
+def _one_part(text: str, escape: Callable[[str], str]) -> str:
+    """A given name or suffix as LaTeX, braced when a comma or an "and" in it would split the name or the list."""
+    return "{" + escape(text) + "}" if "," in text or _AND.search(f" {text} ") else escape(text)

@@ -114,7 +114,7 @@ def _list(value: Any) -> list[str]:
     return [t for t in (clean(v) for v in values) if t]
 
 
-def _ris_name(name: str) -> Author:
+def read_ris_name(name: str) -> Author:
     """A person written ``Family, Given[, Suffix]`` (``Banksy,`` has a family name only); a name without a
     comma is an organisation's, kept whole (``NASA``, ``Canadian Space Agency``: Zotero reads them so),
     unless it has Embase's shape ``Adler D.G.``."""
@@ -171,7 +171,7 @@ def ris_record(entry: dict[str, Any]) -> ImportRecord:
         if names and stands_for_others(names[-1]):
             names = names[:-1]
             others.append(et_al_mark(role))
-        people[role] = [_ris_name(name) for name in names]
+        people[role] = [read_ris_name(name) for name in names]
     urls = [url for value in _list(entry.get("urls")) for url in _URLS_APART.split(value.strip()) if url]
     notes = _list(entry.get("notes")) + _list(entry.get("note"))
     numbers = _list(entry.get("accession_number"))

@@ -9,12 +9,13 @@ DOI and a W id merge into one entry once some record names both (``entries.upser
 """
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 from typing import Literal, NamedTuple
 
 from sqlalchemy import Connection, bindparam, text
 
-from doiget.models import Work
+from doiget.models import ID_FIELDS, Work
 from doiget.present import REF_SQL
 from doiget.refs import Ref, try_parse
 from doiget.store import entries as entry_store
@@ -43,7 +44,7 @@ def save_references(conn: Connection, citing_id: int, references: Iterable[str])
         return 0
     replaced = neighbours(conn, citing_id, "references")
     conn.execute(text("DELETE FROM citations WHERE citing_id = :c"), {"c": citing_id})
-    stored = add_edges(conn, [(citing_id, stub_id(conn, ref)) for ref in refs], source)
+    stored = add_edges(conn, [(citing_id, cited) for cited in stub_ids(conn, refs)], source)
     if replaced:  # stubs only the replaced list named are known for nothing any more
         conn.execute(text("DELETE FROM entries WHERE id IN :ids AND is_stub = 1 AND NOT EXISTS "
                           "(SELECT 1 FROM citations WHERE citing_id = entries.id OR cited_id = entries.id)")
@@ -74,6 +75,19 @@ def stub_id(conn: Connection, ref: Ref) -> int:
     """The entry carrying ``ref``, created as a stub (a work known only as a citation) if absent."""
     found = entry_store.find_id(conn, ref)
     return found if found is not None else entry_store.upsert_work(conn, Work(**{ref.kind: ref.id}), stub=True)
+
+
+def stub_ids(conn: Connection, refs: list[Ref]) -> list[int]:
+    """:func:`stub_id` of each of ``refs``; those the library holds are read in one query per identifier kind
+    (a work's 70 references were 70 queries, most of a batch fetch's time in the database). The query
+    returns the value asked for, matched by the column's own collation (DOIs: NOCASE), as ``find_id``."""
+    held: dict[tuple[str, str], int] = {}
+    for kind in {ref.kind for ref in refs} & set(ID_FIELDS):
+        asked = json.dumps([ref.id for ref in refs if ref.kind == kind])
+        held.update(((kind, value), entry_id) for value, entry_id in conn.execute(text(
+            f"SELECT asked.value, entries.id FROM json_each(:asked) AS asked "
+            f"JOIN entries ON entries.{kind} = asked.value"), {"asked": asked}))
+    return [held.get((ref.kind, ref.id)) or stub_id(conn, ref) for ref in refs]
 
 
 def add_edges(conn: Connection, edges: Iterable[tuple[int, int]], source: str) -> int:
