@@ -65,3 +65,40 @@ def test_dates_before_1000_keep_their_month_and_day():
     assert len(works) == 12 and {"-100-07-13", "54-10-13"} <= {w.published for w in works}
     again = [r.work for r in parse_csl(json.dumps(to_csl_json(works)))]
     assert [w.published for w in again] == [w.published for w in works]
+
+
+def test_orcids_and_affiliations_come_back_from_doigets_own_export(tmp_path):
+    # Crossref's record of the PNAS paper gives an ORCID and affiliations; CSL name objects allow no key for
+    # them, so the export keeps them under custom's name-details and the reader gives them back to the names.
+    from doiget import open_library
+    from doiget.formats.csl_read import parse_csl
+    from doiget.net.crossref import parse_work_response
+
+    upstream = Path(__file__).parent / "fixtures" / "upstream" / "crossref" / "works_10.1073_pnas.1414271111.json"
+    work = parse_work_response(json.loads(upstream.read_text(encoding="utf-8")))
+    assert any(a.orcid for a in work.authors) and any(a.affiliation for a in work.authors)
+    items = to_csl_json([work], keys=["pnas"])
+    jsonschema.validate(items, SCHEMA)
+    assert all(set(name) <= {"family", "given", "literal", "suffix", "non-dropping-particle", "dropping-particle"}
+               for name in items[0]["author"])
+    (record,) = parse_csl(json.dumps(items))
+    assert record.work.authors == work.authors and "name-details" not in record.work.extra
+
+    with open_library(tmp_path / "a") as lib:
+        lib.add(work)
+        exported = lib.export("csl-json")
+    with open_library(tmp_path / "b") as lib:
+        lib.import_bibliography(json.dumps(exported))
+        assert lib.info(f"doi:{work.doi}").authors == work.authors
+
+
+def test_name_details_that_do_not_fit_the_names_are_kept_as_given():
+    from doiget.formats.csl_read import parse_csl
+
+    details = {"author": [{"ORCID": "https://orcid.org/0000-0002-1825-0097"}]}  # one detail, two names
+    item = {"id": "x", "type": "article-journal", "title": "T", "author": [{"family": "A"}, {"family": "B"}],
+            "custom": {"name-details": details}}
+    (record,) = parse_csl(json.dumps([item]))
+    assert [a.orcid for a in record.work.authors] == [None, None]
+    assert record.work.extra["name-details"] == details
+    assert to_csl_json([record.work], keys=["x"])[0]["custom"] == {"name-details": details}

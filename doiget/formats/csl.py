@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from doiget.formats.bibtex import entry_keys
-from doiget.formats.fields import CSL_DATE_VARIABLES, CSL_NAME_VARIABLES, et_al_mark
+from doiget.formats.fields import CSL_DATE_VARIABLES, CSL_NAME_VARIABLES, NAME_DETAIL_FIELDS, NAME_DETAILS, et_al_mark
 from doiget.formats.names import to_csl_name
 from doiget.formats.record import joined_keywords, published_parts
 from doiget.notices import citation_note, status_of
@@ -91,11 +91,26 @@ def to_csl_item(work: Work, key: str) -> dict[str, Any]:
         if item.get("status") not in (None, grave):
             custom["status"] = item["status"]
         item["status"] = grave
+    details = name_details(work)
+    if details:
+        custom[NAME_DETAILS] = details
     if custom:
         item["custom"] = custom
     if work.arxiv and work.type in (None, "preprint", "article") and "number" not in item:
         item["number"] = f"arXiv:{work.arxiv}"
     return item
+
+
+def name_details(work: Work) -> dict[str, list[dict[str, str]]]:
+    """What the persons of each role have beyond their names (ORCID, affiliation), one object per person in
+    the role's order, for roles where someone has any: CSL name objects allow no other key, so the export
+    keeps this under ``custom`` and :mod:`doiget.formats.csl_read` gives it back to the names."""
+    details = {}
+    for role, people in [("author", work.authors), *work.contributors.items()]:
+        if role in CSL_NAME_VARIABLES and any(a.orcid or a.affiliation for a in people):
+            details[role] = [{name: value for name, field in NAME_DETAIL_FIELDS.items() if (value := getattr(a, field))}
+                             for a in people]
+    return details
 
 
 def _valid(name: str, value: Any) -> bool:

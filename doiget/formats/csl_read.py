@@ -2,7 +2,8 @@
 
 Variables with a store column are read into it; names in every role keep their parts; every other
 variable is kept as given in ``extra`` under its CSL name, and ``custom`` entries are merged into
-``extra`` (that is where doiget's own export puts BibTeX-only fields).
+``extra`` (that is where doiget's own export puts BibTeX-only fields), but for its ``name-details``, which
+give the names the ORCIDs and affiliations doiget's export keeps there.
 """
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from typing import Any
 
 from doiget import safejson
 from doiget.errors import DoigetError, ErrorCode
-from doiget.formats.fields import CSL_DATE_VARIABLES, CSL_NAME_VARIABLES, et_al_mark
+from doiget.formats.fields import CSL_DATE_VARIABLES, CSL_NAME_VARIABLES, NAME_DETAIL_FIELDS, NAME_DETAILS, et_al_mark
 from doiget.formats.names import csl_author, stands_for_others
 from doiget.formats.record import (YEAR, ImportRecord, PlainRecord, calendar_parts, clean, clean_lines, find_ids,
                                    iso_date, keywords, leading_date, make_record, nfc, pages)
@@ -246,7 +247,32 @@ def csl_record(index: int, item: Any, memo: Memo | None = None, plain: bool = Fa
                   year=year, published=published,
                   contributors={role: people for role in sorted(roles) if (people := _people(item[role], names))}
                   if roles else {}, citekey=key, extra=extra)
+    if NAME_DETAILS in extra and _give_details(fields, extra[NAME_DETAILS]):
+        del extra[NAME_DETAILS]
     return make_record(key, fields, ids, keywords(get("keyword")), problems + id_problems, inferred, typed=True)
+
+
+def _give_details(fields: dict[str, Any], details: Any) -> bool:
+    """Give the persons of ``fields`` the ORCIDs and affiliations ``custom``'s name details hold (see
+    :func:`doiget.formats.csl.name_details`); False, changing nothing, unless they fit the names one for one
+    (the details are then kept in ``extra`` as given)."""
+    if not isinstance(details, dict) or not details:
+        return False
+    people = {"author": fields["authors"], **fields["contributors"]}
+    given: dict[str, list[Author]] = {}
+    for role, items in details.items():
+        persons = people.get(role)
+        if not (isinstance(items, list) and persons and len(items) == len(persons)):
+            return False
+        if not all(isinstance(d, dict) and d.keys() <= NAME_DETAIL_FIELDS.keys() and
+                   all(isinstance(v, str) and v.strip() for v in d.values()) for d in items):
+            return False
+        given[role] = [person.model_copy(update={NAME_DETAIL_FIELDS[name]: nfc(value) for name, value in d.items()})
+                       if d else person for person, d in zip(persons, items)]
+    if "author" in given:
+        fields["authors"] = given.pop("author")
+    fields["contributors"] = {**fields["contributors"], **given}
+    return True
 
 
 def _plain(get: Callable[[str], Any], key: str | None, year: int | None, published: str | None, problems: list[str],

@@ -77,6 +77,11 @@ BIB_NAME_FIELDS = _BIB_NAMES | {role: role for role in sorted(CSL_NAME_VARIABLES
 BIB_NAME_OF_ROLE = {role: name for name, role in BIB_NAME_FIELDS.items()}
 
 
+# doiget's CSL-JSON ``custom`` key for what each role's persons have beyond their names, and its keys' Author fields
+NAME_DETAILS = "name-details"
+NAME_DETAIL_FIELDS = {"ORCID": "orcid", "affiliation": "affiliation"}
+
+
 def et_al_mark(role: str) -> str:
     """How ``extra["bibtex-others"]`` names a role whose list was cut short: its BibTeX name field, or the
     CSL role itself where BibTeX has none."""
