@@ -348,3 +348,19 @@ def test_a_name_part_with_and_stays_one_name_and_names_bibtex_splits_otherwise_a
     assert "author name parts" in not_carried(suite["name_OnlyGivenname:ITEM-1"])
     assert "author name parts" in not_carried(suite["name_ParticleFormatting:ITEM-1"])
     assert "author name parts" not in not_carried(suite["name_ParsedUpperCaseNonDroppingParticle:ITEM-1"])
+
+
+def test_orcids_and_affiliations_no_bibtex_or_ris_name_holds_are_named():
+    # Crossref's record of the PNAS paper gives an ORCID and affiliations; the BibTeX and RIS exports dropped them
+    # without a word (neither format's names have a place for them).
+    from doiget.formats.ris import not_carried as ris_not_carried
+    from doiget.formats.bibtex import not_carried
+    from doiget.net.crossref import parse_work_response
+
+    upstream = Path(__file__).parent / "fixtures" / "upstream" / "crossref" / "works_10.1073_pnas.1414271111.json"
+    work = parse_work_response(json.loads(upstream.read_text(encoding="utf-8")))
+    assert any(a.orcid for a in work.authors) and any(a.affiliation for a in work.authors)
+    assert not_carried(work) == ris_not_carried(work) == ["author ORCIDs", "author affiliations"]
+    bare = work.model_copy(update={"authors": [a.model_copy(update={"orcid": None, "affiliation": None})
+                                               for a in work.authors]})
+    assert not_carried(bare) == ris_not_carried(bare) == []

@@ -277,6 +277,28 @@ def test_stubs_crowding_the_top_are_left_out_exactly(tmp_path):
         assert [(h.id, h.score) for h in lib.search("zebra", limit=12)] == expected[:12]
 
 
+@pytest.mark.parametrize("common_df", [10_000, 10])
+def test_stubs_among_a_word_whose_matches_all_fit_are_left_out_before_the_offset(tmp_path, monkeypatch, common_df):
+    """Stubs among the matches of a word that all fit on the page (ranked and shown in one pass, in a small library
+    and, counted first, a large one) are left out, and the offset and limit count only the entries."""
+    monkeypatch.setattr(search_store, "COMMON_DF", common_df)
+    with open_library(tmp_path) as lib:
+        with lib.store.write() as conn:
+            for i in range(12):  # stubs with short titles outrank the entries' longer ones
+                stub = i % 3 == 0
+                entry_store.upsert_work(conn, Work(doi=f"10.1/{i}", title="okapi" + " word" * (0 if stub else 1 + i % 4)),
+                                        stub=stub)
+            weights = ", ".join(map(str, search_store.ENTRY_FTS_WEIGHTS))
+            expected = [tuple(r) for r in conn.execute(text(
+                f"SELECT rowid, bm25(entries_fts, {weights}) AS s FROM entries_fts WHERE entries_fts MATCH :m "
+                "AND rowid NOT IN (SELECT id FROM entries WHERE is_stub = 1) ORDER BY s, rowid"), {"m": '"okapi"'})]
+        assert len(expected) == 8
+        for limit, offset in ((20, 0), (12, 0), (10, 2), (6, 6), (3, 2)):
+            with lib.store.query_raw("test") as conn:
+                got = search_store.page(conn, '"okapi"', limit, offset)
+            assert [(hit["id"], hit["score"]) for hit in got] == expected[offset:offset + limit]
+
+
 @pytest.mark.parametrize("match", ['"cancer"', '"gene model"', '"qu"*', '"signal" AND "brain"'])
 def test_snippets_by_lookup_equal_snippets_by_walk(corpus, match):
     """The page's snippets and summaries are the same whether the matches are walked again or each hit

@@ -25,7 +25,7 @@ from doiget.formats.fields import (BIB_NAME_OF_ROLE, BIB_TO_CSL_TYPE, CSL_ALSO_S
 from doiget.formats.latex import PROTECTED_WORD, RICH_TAGS, untex
 from doiget.formats.record import PAGE_DASH, calendar_parts, joined_keywords, nfc, published_parts
 from doiget.formats.ris import kept_ris_lines
-from doiget.formats.names import bibtex_author, same_parts, split_names, to_bibtex_name
+from doiget.formats.names import bibtex_author, name_details, same_parts, split_names, to_bibtex_name
 from doiget.notices import citation_note
 from doiget.models import ET_AL, Author, Work
 
@@ -258,13 +258,16 @@ _WRITTEN = frozenset({"bibtex", "bibtex-fields", "bibtex-type", ET_AL, "ris", "r
 def not_carried(work: Work) -> list[str]:
     """What of ``work`` its BibTeX entry leaves out, BibTeX and biblatex having no field for it: the keys of a
     CSL-JSON item with no field by name (Zotero's ``key``, citeproc-js's ``system_id``; a field of that name would
-    sort or label the entry), a role's names as ``ROLE name parts`` when BibTeX reads some back split otherwise, a
-    date by its CSL name when its field cannot say all of it (a season, an open range, a date in words beside the
-    year), a CSL type no entry type reads back as (a speech, a newspaper article) as ``type``."""
+    sort or label the entry), a role's names as ``ROLE name parts`` when BibTeX reads some back split otherwise
+    (``ROLE ORCIDs``, ``ROLE affiliations``: no name field has a place for them), a date by its CSL name when its
+    field cannot say all of it (a season, an open range, a date in words beside the year), a CSL type no entry
+    type reads back as (a speech, a newspaper article) as ``type``."""
     lost = [name for name in work.extra if name not in _WRITTEN and name not in CSL_DATE_VARIABLES]
     lost += [name for name in sorted(CSL_DATE_VARIABLES & work.extra.keys()) if not _date_said(work, name)]
-    lost += [f"{role} name parts" for role, people in [("author", work.authors), *work.contributors.items()]
-             if role in BIB_NAME_OF_ROLE and not all(map(_kept_whole, people))]
+    named = {role: people for role, people in [("author", work.authors), *work.contributors.items()]
+             if role in BIB_NAME_OF_ROLE}
+    lost += [f"{role} name parts" for role, people in named.items() if not all(map(_kept_whole, people))]
+    lost += name_details(named)
     kind = entry_type(work)
     taken = bool(work.issue) and _issue_field(work, kind) == "number"
     for name in ("number", "collection-number"):  # one number field: the issue's, else the first of these

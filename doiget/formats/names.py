@@ -272,6 +272,16 @@ def _needs_braces(text: str) -> bool:
 _PARTS = ("family", "given", "particle", "dropping_particle", "suffix", "literal")
 
 
+def name_details(people: dict[str, list[Author]]) -> list[str]:
+    """What BibTeX and RIS names have no place for, by role (``author ORCIDs``, ``editor affiliations``): what
+    Crossref, OpenAlex, Europe PMC or a JATS file gave of the persons beyond their names."""
+    return [f"{role} {what}" for role, persons in people.items() for what, part in _DETAILS
+            if any(getattr(a, part) for a in persons)]
+
+
+_DETAILS = (("ORCIDs", "orcid"), ("affiliations", "affiliation"))
+
+
 def same_parts(author: Author, other: Author) -> bool:
     """Whether two names have the same parts (family, given, particles, suffix; an organisation's or a person's)."""
     return all(getattr(author, part) == getattr(other, part) for part in _PARTS)

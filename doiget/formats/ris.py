@@ -16,7 +16,7 @@ from rispy import TAG_KEY_MAPPING
 
 from doiget.formats.fields import CSL_ALSO_SPELT, RIS_NAME_ROLES, RIS_TO_CSL, csl_variable, et_al_mark, plain_date
 from doiget.formats.record import published_parts
-from doiget.formats.names import same_parts
+from doiget.formats.names import name_details, same_parts
 from doiget.formats.ris_read import RIS_TO_CSL_TYPE, read_ris_name
 from doiget.models import ET_AL, Author, Work
 from doiget.notices import citation_note
@@ -128,7 +128,7 @@ _WRITTEN_BIBTEX = frozenset({"title", "subtitle", "file"})
 def not_carried(work: Work) -> list[str]:
     """What of ``work`` its RIS record leaves out, RIS having no tag for it: CSL variables by name, BibTeX-only
     fields as ``BibTeX field NAME``, a role's names as ``ROLE names`` (``ROLE name parts`` when RIS reads some of
-    them back split otherwise), a CSL type RIS has no type for as ``type``, an abstract's line breaks as ``abstract
+    them back split otherwise; ``ROLE ORCIDs``, ``ROLE affiliations``), a CSL type RIS has no type for as ``type``, an abstract's line breaks as ``abstract
     line breaks``."""
     extra = work.extra
     lost = [name for name in extra if name not in _WRITTEN and name != "bibtex"
@@ -136,8 +136,10 @@ def not_carried(work: Work) -> list[str]:
     lost += ["accessed"] if "accessed" in extra and not plain_date(extra["accessed"]) else []
     lost += [f"BibTeX field {name}" for name in (extra.get("bibtex") or {}) if name not in _WRITTEN_BIBTEX]
     lost += [f"{role} names" for role in work.contributors if role not in RIS_NAME_ROLES.values()]
-    lost += [f"{role} name parts" for role, people in [("author", work.authors), *work.contributors.items()]
-             if (role == "author" or role in RIS_NAME_ROLES.values()) and not all(map(_kept_whole, people))]
+    named = {role: people for role, people in [("author", work.authors), *work.contributors.items()]
+             if role == "author" or role in RIS_NAME_ROLES.values()}
+    lost += [f"{role} name parts" for role, people in named.items() if not all(map(_kept_whole, people))]
+    lost += name_details(named)
     if work.type and RIS_TO_CSL_TYPE.get(ris_type(work), "document") != work.type:
         lost.append("type")  # a CSL type with no TY of its own (speech, a review: GEN, JOUR) reads back as another
     if work.abstract and "\n" in work.abstract.strip():

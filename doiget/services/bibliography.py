@@ -477,7 +477,8 @@ def _write_chunk(conn: Connection, items: list[_Item], extra_tags: list[str],
         known.update({(kind, value): entry_id for value, entry_id in bulk.stored_ids(conn, kind, values).items()})
     _known_tags(conn, [name for item in items for name in item.tags + extra_tags], tag_ids)
     for item in items:
-        _spelling(report[item.index], item.tags, tag_ids)
+        if item.tags:
+            _spelling(report[item.index], item.tags, tag_ids)
     candidates = {entry_id for entry_id in known.values()}
     stored = {entry.id: entry for entry in entry_store.load(conn, candidates)} if candidates else {}
     new, updates = [], []

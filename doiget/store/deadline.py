@@ -38,21 +38,22 @@ def configured_seconds(extra: dict[str, Any]) -> float:
 
 @contextmanager
 def time_limit(conn: Connection | sqlite3.Connection, seconds: float, what: str, *, cap_values: bool = False) -> Iterator[None]:
-    """Abort whatever ``conn`` runs inside the block once ``seconds`` have passed (QUERY_TIMEOUT); a block
-    whose statements ended between two looks at the clock but past the deadline is QUERY_TIMEOUT too. With
-    ``cap_values`` no string or blob it builds or reads may exceed :data:`MAX_VALUE_BYTES`."""
+    """Abort whatever ``conn`` runs inside the block once ``seconds`` have passed (QUERY_TIMEOUT; see
+    :meth:`Deadline.stopped`). With ``cap_values`` no string or blob it builds or reads may exceed
+    :data:`MAX_VALUE_BYTES`."""
     raw = conn if isinstance(conn, sqlite3.Connection) else conn.connection.driver_connection
-    deadline = time.monotonic() + seconds
-    raw.set_progress_handler(lambda: time.monotonic() > deadline, _CHECK_EVERY)
+    deadline = Deadline(raw)
+    deadline.at = time.monotonic() + seconds
     longest = raw.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, MAX_VALUE_BYTES) if cap_values else None
     try:
         yield
-        if time.monotonic() > deadline:
-            raise timeout_error(what, seconds)
     except Exception as exc:  # sqlite3's error, or SQLAlchemy's wrapping it (not imported on the search path)
-        if interrupted(exc):
+        if deadline.stopped(exc):
             raise timeout_error(what, seconds) from exc
         raise
+    else:
+        if deadline.stopped(None):
+            raise timeout_error(what, seconds)
     finally:
         raw.set_progress_handler(None, 0)
         if longest is not None:
@@ -60,9 +61,10 @@ def time_limit(conn: Connection | sqlite3.Connection, seconds: float, what: str,
 
 
 class Deadline:
-    """:func:`time_limit` for a plain sqlite3 connection kept open (the search path's): its progress handler is
-    installed once, and each block only arms the deadline (``time.monotonic()`` past which the handler stops
-    the statement) and disarms it afterwards, so a search sets no handler and builds no closure."""
+    """The time limit on what one sqlite3 connection runs: its progress handler is installed once (on the search
+    path's connection, kept open, once for all its searches: no handler set and no closure built per search), and
+    each block sets ``at`` (the ``time.monotonic()`` past which the handler stops the statement) and ends with
+    :meth:`stopped`."""
 
     def __init__(self, conn: sqlite3.Connection) -> None:
         self.at = math.inf
@@ -70,6 +72,12 @@ class Deadline:
 
     def _passed(self) -> bool:
         return time.monotonic() > self.at
+
+    def stopped(self, exc: BaseException | None) -> bool:
+        """Disarm the deadline, and say whether it stopped the block that ended with ``exc`` (None: normally): a
+        statement it interrupted, or statements that ended between two looks at the clock but past it."""
+        passed, self.at = time.monotonic() > self.at, math.inf
+        return passed if exc is None else interrupted(exc)
 
 
 def timeout_error(what: str, seconds: float) -> DoigetError:

@@ -123,8 +123,9 @@ def page(conn: sqlite3.Connection, match: str, limit: int, offset: int = 0, clau
     phrase = _holds_phrase(match)
     if phrase or not one_term:
         several = not phrase  # ranked in one pass only in a small library (none of its rows in a larger one)
-        if not (several and getattr(_rows, "large", None) is conn and _large(conn, values)):
+        if not (several and _still_large(conn, values)):
             rows = _one_pass(conn, values, clauses, budget=ONE_PASS_BUDGET * wanted, small=several)
+            # (no rows of several terms: none match, or the library is large; asked then)
             if rows is not None and (rows or not several or not _large(conn, values)):
                 return rows
     if not one_term:  # several terms, in a large library or more than the page of them
@@ -156,10 +157,17 @@ def page(conn: sqlite3.Connection, match: str, limit: int, offset: int = 0, clau
 
 def _large(conn: sqlite3.Connection, values: dict[str, Any]) -> bool:
     """Whether the library can hold more than ``values["common"]`` entries; the thread remembers the connection
-    last found so, to ask this first next time (a guess of which statement to run first, checked every time)."""
+    last found so (:func:`_still_large`)."""
     large = bool(conn.execute(_LARGE_SQL, values).fetchone()[0])
     _rows.large = conn if large else None
     return large
+
+
+def _still_large(conn: sqlite3.Connection, values: dict[str, Any]) -> bool:
+    """Whether the library is large (:func:`_large`), asked only where this thread last found ``conn`` so: there
+    several terms skip the one pass (its size check stops it at once, and the size is asked anyway), elsewhere
+    they try it first (it checks the size itself). A guess of which statement to run first, checked each time."""
+    return getattr(_rows, "large", None) is conn and _large(conn, values)
 
 
 def _two_passes(conn: sqlite3.Connection, match: str, limit: int, offset: int, clauses: tuple[str, ...],

@@ -1,7 +1,6 @@
 """The store directory: ``library.sqlite3`` (migrated on open) and the ``blobs/`` it references."""
 from __future__ import annotations
 
-import math
 import sqlite3
 import threading
 import time
@@ -14,7 +13,7 @@ from typing import TYPE_CHECKING
 from doiget.errors import DoigetError, ErrorCode
 from doiget.store import migrate
 from doiget.store.blobs import BlobStore
-from doiget.store.deadline import DEFAULT_SECONDS, Deadline, interrupted, time_limit, timeout_error
+from doiget.store.deadline import DEFAULT_SECONDS, Deadline, time_limit, timeout_error
 from doiget.store.failures import foreign_database, store_error
 
 if TYPE_CHECKING:
@@ -170,8 +169,7 @@ class _RawRead:
         try:
             self.conn.execute("BEGIN")
         except sqlite3.Error as exc:
-            self.deadline.at = math.inf
-            self._raise_classified(exc)
+            self._end(exc)
             raise
         return self.conn
 
@@ -179,19 +177,16 @@ class _RawRead:
         try:
             if self.conn.in_transaction:  # an interrupted statement may have ended it
                 self.conn.execute("COMMIT")
-            if exc is None and time.monotonic() > self.deadline.at:
-                raise timeout_error(self.what, self.store.query_seconds)
         except sqlite3.Error as failed:
-            self._raise_classified(failed)
+            self._end(failed)
             raise
-        finally:
-            self.deadline.at = math.inf
-        if isinstance(exc, sqlite3.Error):
-            self._raise_classified(exc)
+        self._end(exc)
 
-    def _raise_classified(self, exc: sqlite3.Error) -> None:
-        """QUERY_TIMEOUT if the time limit stopped a statement, STORE_ERROR for a store failure; else nothing."""
-        error = (timeout_error(self.what, self.store.query_seconds) if interrupted(exc)
-                 else store_error(self.store.path, exc, "read"))
+    def _end(self, exc: BaseException | None) -> None:
+        """Disarm the time limit; raise QUERY_TIMEOUT if it stopped the read that ended with ``exc`` (None:
+        normally), STORE_ERROR if ``exc`` is a store failure."""
+        if self.deadline.stopped(exc):
+            raise timeout_error(self.what, self.store.query_seconds) from exc
+        error = store_error(self.store.path, exc, "read") if isinstance(exc, sqlite3.Error) else None
         if error is not None:
             raise error from exc
