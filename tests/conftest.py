@@ -44,6 +44,10 @@ MARKS: dict[str, tuple[str, ...]] = {
     "test_notebook.py": ("e2e",),
 }
 
+# Files whose tests all read the per-process caches of tests/corpus.py (the bibliography corpus, cdl.bib.gz's
+# 6,315 entries among it, parsed once per process: ~4.5 s): under -n they run on one worker, which parses it once.
+ONE_WORKER_FILES = {"test_import_fidelity.py"}
+
 
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     """``-n auto``: one worker more than cores. Much of the suite waits on subprocesses, loopback servers and
@@ -60,7 +64,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         for mark in MARKS.get(item.path.name, ()):
             item.add_marker(mark)
-        if _uses_a_module_fixture(item):
+        if item.path.name in ONE_WORKER_FILES or _uses_a_module_fixture(item):
             item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
     items.sort(key=lambda item: item.get_closest_marker("slow") is None)
 
