@@ -48,7 +48,7 @@ def test_untex_shortcut_equals_the_general_decoder_on_every_fixture_value():
     assert [latex.untex.__wrapped__(v) for v in plain] == [_general_untex(v) for v in plain]
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(st.text(st.sampled_from("ab -\u2013\u00a0\t\n%&#_^\ue000"), max_size=30))
 def test_untex_shortcut_equals_the_general_decoder_on_generated_text(value):
     assert latex.untex.__wrapped__(value) == _general_untex(value)
@@ -60,7 +60,7 @@ def test_brace_free_name_lists_split_as_the_brace_aware_loop_splits_them():
     assert [names.split_names(v) for v in lists] == [names._split_outside_braces(v) for v in lists]
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(st.lists(st.sampled_from(["a", "B", " ", "\t", "\n", "and", "AND", "And", ",", "x"]), max_size=20).map("".join))
 def test_generated_brace_free_name_lists_split_alike(value):
     assert names.split_names(value) == names._split_outside_braces(value)

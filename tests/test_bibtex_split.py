@@ -2,7 +2,7 @@
 splitter yields — entries (type, key, every field name and value, start line), failed blocks
 (syntax errors, duplicate keys, repeated fields), @string values, preambles and comments — on
 every .bib file in tests/fixtures, on odd and broken input, and on generated documents.
-``DOIGET_BIBSPLIT_EXAMPLES`` sets the generated examples (default 300)."""
+``DOIGET_BIBSPLIT_EXAMPLES`` sets the generated examples (default 150)."""
 from __future__ import annotations
 
 import gzip
@@ -130,7 +130,7 @@ _FRAGMENTS = ["@article{", "@misc(", "@string{", "@comment{", "@preamble{", "key
               "\n@misc{k, t = {v}}\n"]
 
 
-@settings(max_examples=int(os.environ.get("DOIGET_BIBSPLIT_EXAMPLES", "300")), deadline=None,
+@settings(max_examples=int(os.environ.get("DOIGET_BIBSPLIT_EXAMPLES", "150")), deadline=None,
           derandomize=os.environ.get("CI") == "true", suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.sampled_from(_FRAGMENTS), max_size=60).map("".join))
 def test_generated_documents_split_as_bibtexparser_splits_them(text):

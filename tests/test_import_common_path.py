@@ -221,7 +221,7 @@ ADDRESS_PARTS = ["https://", "http://", "arxiv.org/abs/", "arxiv.org/pdf/", "doi
                  "/", " ", "arxiv:", "PMID: 12", "pubmed.ncbi.nlm.nih.gov/", "123"]
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @example(["https://arxiv.org/abs/2101.00001 arxiv:2101.00003"])
 @example(["https://doi.org/10.1234/ab?x=10.5555/other"])
 @given(st.lists(st.lists(st.sampled_from(ADDRESS_PARTS), max_size=7).map("".join), max_size=3))

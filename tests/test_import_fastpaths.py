@@ -29,7 +29,7 @@ def test_one_line_knows_every_ascii_white_space():
     assert {c for c in map(chr, range(128)) if c.isspace()} - {" "} <= set(record._NOT_ONE_LINE)
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=250, deadline=None)
 @given(TEXT)
 def test_clean_gives_the_split_and_join_whether_or_not_it_looks_first(text):
     for value in (text, text * 40):  # short and long: only long text is looked at
@@ -38,7 +38,7 @@ def test_clean_gives_the_split_and_join_whether_or_not_it_looks_first(text):
             assert " ".join(value.split()) == value
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(TEXT | JSON)
 def test_keywords_split_as_the_separator_regex_splits(value):
     text = str(value or "")  # ';' separates unless a bare ',' shows a comma list (test_import_zotero_spelling)
@@ -90,7 +90,7 @@ DATE_PARTS = st.lists(st.integers(min_value=-3, max_value=2100) | st.booleans() 
                       max_size=4)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(st.lists(st.dictionaries(st.sampled_from(["date-parts", "raw", "season"]),
                                 st.lists(DATE_PARTS, max_size=2) | JSON, max_size=2)
                 | st.builds(lambda parts: {"date-parts": [parts]}, DATE_PARTS), max_size=6))
@@ -101,7 +101,7 @@ def test_dates_read_once_per_file_read_as_each_alone(dates):
     assert all(type(part) is int for key in memo for part in key)  # True and 1 are one key: bools never are
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(st.lists(JSON, max_size=6), st.lists(st.sampled_from(["", " ", "\n", "\t ", "\r\n  "]), min_size=8, max_size=8),
        st.integers(min_value=1, max_value=9))
 def test_streamed_arrays_with_any_white_space_read_as_json_loads(values, spaces, size):

@@ -116,7 +116,7 @@ def test_body_line_starting_like_a_heading_is_escaped():
     assert [c.heading for c in doc.chunks] == ["Methods"]
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(st.text(alphabet="ab #\t\r\f\v\u00a0\u2003", min_size=1, max_size=40))
 def test_paragraph_spaces_collapse_as_the_pattern_says(text):
     # the pattern runs only where a run of spaces or another space character is present

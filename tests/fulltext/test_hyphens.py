@@ -15,7 +15,7 @@ _FORWARD_TAIL = re.compile(r"((?:[^\W\d_]+[-\u2010\u2011])*?)([^\W\d_]+)[-\u2010
 _LINES = st.text(alphabet="ab\u00e9\u0130\u00b2-\u2010\u2011\u00ad 1.(\u201d\n", max_size=60)
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(_LINES)
 def test_reversed_tail_equals_forward_search(line):
     line = line.rstrip("\n")
@@ -26,7 +26,7 @@ def test_reversed_tail_equals_forward_search(line):
         assert (forward.group(1), forward.group(2)) == (reversed_.group(2)[::-1], reversed_.group(1)[::-1])
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(_LINES)
 def test_words_of_distinct_tokens_equal_words_of_whole_text(text):
     words, others = hyphens._word_parts(text)
@@ -47,7 +47,7 @@ def test_vocabulary_sorts_words_and_compounds():
     assert vocab.words == {"a", "model", "of", "the"}
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(st.lists(st.text(alphabet="ab- \u2010\u00ad", min_size=1, max_size=12), min_size=1, max_size=5))
 def test_lines_without_a_break_at_their_end_are_joined_by_spaces(lines):
     # a hyphen inside a line ("a - b") sends the join down the careful path, which must agree
@@ -70,7 +70,7 @@ def _join_plainly(lines, vocab):
     return out.replace(hyphens.SOFT_HYPHEN, "")
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=250, deadline=None)
 @given(st.lists(st.text(alphabet="aB- \u2010\u00ad", min_size=1, max_size=8), min_size=1, max_size=6))
 def test_join_equals_the_plain_line_by_line_join(lines):
     # lines as blocks give them: never empty

@@ -155,7 +155,7 @@ def test_headings_set_only_in_a_font_of_their_own():
     assert "Station records kept on site" in doc.text and "Plot C" in doc.text
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(st.lists(st.floats(0, 800, allow_nan=False), min_size=1, max_size=8),
        st.lists(st.tuples(st.floats(0, 800, allow_nan=False), st.floats(1, 30, allow_nan=False)), min_size=1,
                 max_size=8))
