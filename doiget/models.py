@@ -127,6 +127,10 @@ class Work(BaseModel):
         """Whether the author list ended in "and others" (et al.): more people made the work."""
         return cut_short(self.extra)
 
+    def names_by_role(self) -> list[tuple[str, list[Author]]]:
+        """Each role's names, CSL role → persons: the authors first, then :attr:`contributors`."""
+        return [("author", self.authors), *self.contributors.items()]
+
     def ids(self) -> dict[str, str]:
         """The canonical identifiers this work carries, kind → id."""
         return {kind: value for kind in ID_FIELDS if (value := getattr(self, kind))}

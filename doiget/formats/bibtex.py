@@ -23,7 +23,7 @@ from doiget.formats.fields import (BIB_NAME_OF_ROLE, BIB_TO_CSL_TYPE, CSL_ALSO_S
                                    CSL_DATE_VARIABLES, CSL_TO_BIB, ISSUE_TYPES, MONTH_MACROS, MONTHS, PROSE_FIELDS,
                                    bib_type, container_field, csl_variable, plain_date)
 from doiget.formats.latex import PROTECTED_WORD, RICH_TAGS, untex
-from doiget.formats.record import PAGE_DASH, calendar_parts, joined_keywords, nfc, published_parts
+from doiget.formats.record import PAGE_DASH, calendar_parts, four_digit_year, joined_keywords, nfc, published_parts
 from doiget.formats.ris import kept_ris_lines
 from doiget.formats.names import bibtex_author, name_details, same_parts, split_names, to_bibtex_name
 from doiget.notices import citation_note
@@ -264,7 +264,7 @@ def not_carried(work: Work) -> list[str]:
     type reads back as (a speech, a newspaper article) as ``type``."""
     lost = [name for name in work.extra if name not in _WRITTEN and name not in CSL_DATE_VARIABLES]
     lost += [name for name in sorted(CSL_DATE_VARIABLES & work.extra.keys()) if not _date_said(work, name)]
-    named = {role: people for role, people in [("author", work.authors), *work.contributors.items()]
+    named = {role: people for role, people in work.names_by_role()
              if role in BIB_NAME_OF_ROLE}
     lost += [f"{role} name parts" for role, people in named.items() if not all(map(_kept_whole, people))]
     lost += name_details(named)
@@ -313,8 +313,7 @@ def _with_update_note(work: Work, fields: list[tuple[str, str]]) -> list[tuple[s
 def _era_date(parts: list[int]) -> str:
     """A date before year 1 in CSL's count (no year 0: -100 is 100 BC) as biblatex writes it (EDTF's astronomical
     year: ``-0099-07-13``)."""
-    year = parts[0] + 1
-    return f"{'-' * (year < 0)}{abs(year):04d}" + "".join(f"-{part:02d}" for part in parts[1:3])
+    return four_digit_year(parts[0] + 1) + "".join(f"-{part:02d}" for part in parts[1:3])
 
 
 def _iso(parts: list[int]) -> str:

@@ -68,7 +68,7 @@ def to_csl_item(work: Work, key: str) -> dict[str, Any]:
         if isinstance(rich, str) and item.get(name) and _plain(rich) == item[name]:
             item[name] = rich
     others = work.extra.get(ET_AL) or ()
-    for role, people in [("author", work.authors), *work.contributors.items()]:
+    for role, people in work.names_by_role():
         names = [to_csl_name(a) for a in people]
         if et_al_mark(role) in others:
             names.append({"literal": "others"})  # et al., as pandoc and citeproc read it
@@ -91,7 +91,7 @@ def to_csl_item(work: Work, key: str) -> dict[str, Any]:
         if item.get("status") not in (None, grave):
             custom["status"] = item["status"]
         item["status"] = grave
-    details = name_details(work)
+    details = person_details(work)
     if details:
         custom[NAME_DETAILS] = details
     if custom:
@@ -101,15 +101,16 @@ def to_csl_item(work: Work, key: str) -> dict[str, Any]:
     return item
 
 
-def name_details(work: Work) -> dict[str, list[dict[str, str]]]:
+def person_details(work: Work) -> dict[str, list[dict[str, str]]]:
     """What the persons of each role have beyond their names (ORCID, affiliation), one object per person in
-    the role's order, for roles where someone has any: CSL name objects allow no other key, so the export
-    keeps this under ``custom`` and :mod:`doiget.formats.csl_read` gives it back to the names."""
+    the role's order, for roles where someone has any (those :func:`~doiget.formats.names.name_details` names for
+    BibTeX and RIS): CSL name objects allow no other key, so the export keeps this under ``custom`` and
+    :mod:`doiget.formats.csl_read` gives it back to the names."""
     details = {}
-    for role, people in [("author", work.authors), *work.contributors.items()]:
-        if role in CSL_NAME_VARIABLES and any(a.orcid or a.affiliation for a in people):
-            details[role] = [{name: value for name, field in NAME_DETAIL_FIELDS.items() if (value := getattr(a, field))}
-                             for a in people]
+    fields = NAME_DETAIL_FIELDS.items()
+    for role, people in work.names_by_role():
+        if role in CSL_NAME_VARIABLES and any(getattr(a, field) for a in people for _, field in fields):
+            details[role] = [{name: value for name, field in fields if (value := getattr(a, field))} for a in people]
     return details
 
 

@@ -254,7 +254,7 @@ def csl_record(index: int, item: Any, memo: Memo | None = None, plain: bool = Fa
 
 def _give_details(fields: dict[str, Any], details: Any) -> bool:
     """Give the persons of ``fields`` the ORCIDs and affiliations ``custom``'s name details hold (see
-    :func:`doiget.formats.csl.name_details`); False, changing nothing, unless they fit the names one for one
+    :func:`doiget.formats.csl.person_details`); False, changing nothing, unless they fit the names one for one
     (the details are then kept in ``extra`` as given)."""
     if not isinstance(details, dict) or not details:
         return False

@@ -19,6 +19,7 @@ from typing import Any
 
 from bibtexparser.middlewares.names import parse_single_name_into_parts
 
+from doiget.formats.fields import NAME_DETAIL_FIELDS
 from doiget.formats.record import nfc
 from doiget.models import Author
 
@@ -275,11 +276,8 @@ _PARTS = ("family", "given", "particle", "dropping_particle", "suffix", "literal
 def name_details(people: dict[str, list[Author]]) -> list[str]:
     """What BibTeX and RIS names have no place for, by role (``author ORCIDs``, ``editor affiliations``): what
     Crossref, OpenAlex, Europe PMC or a JATS file gave of the persons beyond their names."""
-    return [f"{role} {what}" for role, persons in people.items() for what, part in _DETAILS
+    return [f"{role} {detail}s" for role, persons in people.items() for detail, part in NAME_DETAIL_FIELDS.items()
             if any(getattr(a, part) for a in persons)]
-
-
-_DETAILS = (("ORCIDs", "orcid"), ("affiliations", "affiliation"))
 
 
 def same_parts(author: Author, other: Author) -> bool:

@@ -203,6 +203,12 @@ def iso_date(parts: list[int]) -> str | None:
     return f"{date}-{parts[2]:02d}" if len(parts) > 2 else date
 
 
+def four_digit_year(year: int) -> str:
+    """A year in four digits as RIS (Zotero's ``0499``) and biblatex's EDTF dates write it, a negative one with its
+    minus (``-0100``)."""
+    return f"{'-' * (year < 0)}{abs(year):04d}"
+
+
 _STORED_DATE = re.compile(r"(-?\d+)-(\d{1,2})(?:-(\d{1,2}))?")
 
 

@@ -15,7 +15,7 @@ from typing import Any
 from rispy import TAG_KEY_MAPPING
 
 from doiget.formats.fields import CSL_ALSO_SPELT, RIS_NAME_ROLES, RIS_TO_CSL, csl_variable, et_al_mark, plain_date
-from doiget.formats.record import published_parts
+from doiget.formats.record import four_digit_year, published_parts
 from doiget.formats.names import name_details, same_parts
 from doiget.formats.ris_read import RIS_TO_CSL_TYPE, read_ris_name
 from doiget.models import ET_AL, Author, Work
@@ -50,14 +50,9 @@ def ris_name(author: Author) -> str:
     return ", ".join(p for p in (family, given, author.suffix) if p) if given or author.suffix else f"{family},"
 
 
-def ris_year(year: int) -> str:
-    """A year as RIS writes it, in four digits (Zotero's ``0499``), a year before 1 with a minus (``-0100``)."""
-    return f"{'-' * (year < 0)}{abs(year):04d}"
-
-
 def _date(parts: list[int]) -> str:
     """[year, month, day] as RIS writes a date: ``2014/09/09/``, ``0054/10/13/``."""
-    padded = [ris_year(parts[0])] + [f"{p:02d}" for p in parts[1:3]]
+    padded = [four_digit_year(parts[0])] + [f"{p:02d}" for p in parts[1:3]]
     return "/".join(padded + [""] * (4 - len(padded)))
 
 
@@ -91,7 +86,7 @@ def _record(work: Work) -> list[tuple[str, str | None]]:
     if conference and "C3" not in kept_tags:
         lines.append(("C3", work.venue))
     if work.year is not None and "PY" not in kept_tags:
-        lines.append(("PY", ris_year(work.year)))
+        lines.append(("PY", four_digit_year(work.year)))
     published = published_parts(work.published)
     if published and "DA" not in kept_tags:
         lines.append(("DA", _date(published)))
@@ -128,15 +123,15 @@ _WRITTEN_BIBTEX = frozenset({"title", "subtitle", "file"})
 def not_carried(work: Work) -> list[str]:
     """What of ``work`` its RIS record leaves out, RIS having no tag for it: CSL variables by name, BibTeX-only
     fields as ``BibTeX field NAME``, a role's names as ``ROLE names`` (``ROLE name parts`` when RIS reads some of
-    them back split otherwise; ``ROLE ORCIDs``, ``ROLE affiliations``), a CSL type RIS has no type for as ``type``, an abstract's line breaks as ``abstract
-    line breaks``."""
+    them back split otherwise; ``ROLE ORCIDs``, ``ROLE affiliations``), a CSL type RIS has no type for as ``type``,
+    an abstract's line breaks as ``abstract line breaks``."""
     extra = work.extra
     lost = [name for name in extra if name not in _WRITTEN and name != "bibtex"
             and not (name == "event-title" and ris_type(work) == "CONF" and extra[name] != work.venue)]
     lost += ["accessed"] if "accessed" in extra and not plain_date(extra["accessed"]) else []
     lost += [f"BibTeX field {name}" for name in (extra.get("bibtex") or {}) if name not in _WRITTEN_BIBTEX]
     lost += [f"{role} names" for role in work.contributors if role not in RIS_NAME_ROLES.values()]
-    named = {role: people for role, people in [("author", work.authors), *work.contributors.items()]
+    named = {role: people for role, people in work.names_by_role()
              if role == "author" or role in RIS_NAME_ROLES.values()}
     lost += [f"{role} name parts" for role, people in named.items() if not all(map(_kept_whole, people))]
     lost += name_details(named)
