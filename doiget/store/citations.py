@@ -79,15 +79,21 @@ def stub_id(conn: Connection, ref: Ref) -> int:
 
 def stub_ids(conn: Connection, refs: list[Ref]) -> list[int]:
     """:func:`stub_id` of each of ``refs``; those the library holds are read in one query per identifier kind
-    (a work's 70 references were 70 queries, most of a batch fetch's time in the database). The query
-    returns the value asked for, matched by the column's own collation (DOIs: NOCASE), as ``find_id``."""
+    (a work's 70 references were 70 queries, most of a batch fetch's time in the database), not looked up
+    again one by one. The query returns the value asked for, matched by the column's own collation (DOIs:
+    NOCASE), as ``find_id``."""
     held: dict[tuple[str, str], int] = {}
     for kind in {ref.kind for ref in refs} & set(ID_FIELDS):
         asked = json.dumps([ref.id for ref in refs if ref.kind == kind])
         held.update(((kind, value), entry_id) for value, entry_id in conn.execute(text(
             f"SELECT asked.value, entries.id FROM json_each(:asked) AS asked "
             f"JOIN entries ON entries.{kind} = asked.value"), {"asked": asked}))
-    return [held.get((ref.kind, ref.id)) or stub_id(conn, ref) for ref in refs]
+    ids = []
+    for ref in refs:  # the others become stubs (a ref named twice: once)
+        if (key := (ref.kind, ref.id)) not in held:
+            held[key] = entry_store.upsert_work(conn, Work(**{ref.kind: ref.id}), stub=True)
+        ids.append(held[key])
+    return ids
 
 
 def add_edges(conn: Connection, edges: Iterable[tuple[int, int]], source: str) -> int:
