@@ -101,12 +101,12 @@ def serve(path: str) -> None:
     socket.getaddrinfo = offline_getaddrinfo(socket.getaddrinfo)  # conftest's guard, in every child too
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # children are reaped by the kernel
     listener = socket.socket(socket.AF_UNIX)
-    listener.bind(path)
+    listener.bind(path + ".new")
     listener.listen(64)
+    os.rename(path + ".new", path)  # clients wait for the name: it appears ready to connect to
     watch = selectors.DefaultSelector()
     watch.register(listener, selectors.EVENT_READ)
     watch.register(sys.stdin.buffer, selectors.EVENT_READ)  # the test process holds the other end
-    print("ready", flush=True)
     while True:
         if any(key.fileobj is sys.stdin.buffer for key, _ in watch.select()):
             shutil.rmtree(os.path.dirname(path), ignore_errors=True)

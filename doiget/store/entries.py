@@ -13,7 +13,7 @@ from doiget.models import COLUMNS as _COLUMNS, ET_AL, IMPORT_SOURCE, Artefact, E
 from doiget.refs import CITEKEY, Ref
 from doiget.store import citekeys
 from doiget.store import updates as update_store
-from doiget.store.names import author_key, read_names, replace_names, write_names  # noqa: F401 - author_key re-exported
+from doiget.store.names import read_names, replace_names, write_names
 from doiget.store.store import like_literal, now
 
 # What sources say of a work now rather than what it is: upstream metadata always refreshes them.
