@@ -50,9 +50,10 @@ def become_the_command(request: dict, fds: list[int]) -> None:
 
 
 def run_child(conn: socket.socket) -> None:
-    """In the forked child: run one command, report its exit code, never return."""
+    """In the forked child: report its process id, run one command, report its exit code, never return."""
     code = 1
     try:
+        conn.sendall(struct.pack("!i", os.getpid()))
         request, fds = receive(conn)
         become_the_command(request, fds)
         from doiget.cli import main

@@ -2,15 +2,19 @@
 imports each time.
 
 Every call is its own process with its own argv, environment, working directory, standard
-streams and exit code, forked from a per-worker server that has only imported doiget's CLI stack
-(:mod:`cli_forkserver`). A call then costs a fork instead of ~0.5 s. Tests about start-up itself
-(which modules ``--help`` imports), ``doiget serve``, signals and kill -9 start
+streams and exit code, forked from a server that has only imported doiget's CLI stack
+(:mod:`cli_forkserver`), one per test run (xdist's workers share it). A call then costs a fork
+instead of ~0.5 s. :class:`ForkedDoiget` watches a command from the test itself, with the
+command's own process id, for tests that SIGKILL it mid-work. Tests about start-up itself (which
+modules ``--help`` imports) and about what a terminal or a signal does to the process start
 ``python -m doiget`` directly instead.
 """
 from __future__ import annotations
 
 import atexit
+import contextlib
 import os
+import select
 import shutil
 import signal
 import stat
@@ -19,6 +23,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+from cli_shim import read_int, start
 
 HERE = Path(__file__).parent
 _workdir: Path | None = None
@@ -94,3 +100,45 @@ def run_doiget(home: Path | str | None, *args: str | bytes, env: dict[str, str] 
     return subprocess.run([*doiget_command(), *args], capture_output=True, text=text, env=environment,
                           input=stdin, cwd=cwd, timeout=timeout,
                           stdin=subprocess.DEVNULL if stdin is None else None)
+
+
+class ForkedDoiget:
+    """``doiget ARGS`` in the fork server's next child, watched from this process rather than through a
+    shim, so that :attr:`pid` is the process running the command. Its stdin and stdout are /dev/null;
+    :meth:`stderr` is what it wrote there."""
+
+    def __init__(self, home: Path | str, *args: str, env: dict[str, str] | None = None) -> None:
+        self._stderr = tempfile.TemporaryFile()
+        environment = {**os.environ, **(env or {}), "DOIGET_HOME": str(home)}
+        with open(os.devnull, "r+b") as null:
+            self._conn, self.pid = start(str(_server_dir() / "server.sock"), list(args), environment,
+                                         os.getcwd(), [null.fileno(), null.fileno(), self._stderr.fileno()])
+        # A pidfd: a kill can never reach another process that took the id after this one ended.
+        self._pidfd = os.pidfd_open(self.pid)
+        self.returncode: int | None = None
+
+    def poll(self) -> int | None:
+        """The exit code once the command has ended (255 if it was killed), else None."""
+        if self.returncode is None and select.select([self._conn], [], [], 0)[0]:
+            self._ended()
+        return self.returncode
+
+    def wait(self, timeout: float) -> int:
+        self._conn.settimeout(timeout)
+        self._ended()
+        return self.returncode
+
+    def kill(self) -> None:
+        """SIGKILL the command's process unless it has already ended."""
+        with contextlib.suppress(ProcessLookupError):
+            signal.pidfd_send_signal(self._pidfd, signal.SIGKILL)
+
+    def stderr(self) -> str:
+        self._stderr.seek(0)
+        return self._stderr.read().decode(errors="replace")
+
+    def _ended(self) -> None:
+        code = read_int(self._conn)
+        self.returncode = 255 if code is None else code & 0xFF
+        self._conn.close()
+        os.close(self._pidfd)
