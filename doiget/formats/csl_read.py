@@ -167,9 +167,12 @@ def _people(value: Any, names: dict[tuple, Author | None]) -> list[Author]:
     object's Author made once (see :class:`Memo`)."""
     if not isinstance(value, list):
         return []
+    return _persons(value[:-1] if closing_others(value) else value, names)
+
+
+def _persons(value: list[Any], names: dict[tuple, Author | None]) -> list[Author]:
+    """The Authors of the name objects ``value`` (none a closing "others")."""
     people = []
-    if closing_others(value):
-        value = value[:-1]
     for name in value:
         try:
             author = names[key := tuple(name.items())]
@@ -290,9 +293,7 @@ def _plain(get: Callable[[str], Any], key: str | None, year: int | None, publish
     text, venue = _once(value, memo.rich, _rich_text)
     if venue != text and isinstance(value, str):
         return None
-    normal = memo.normal
-    type_, publisher, volume, issue, language = [
-        _once(value, normal, _clean_nfc) if (value := get(name)) is not None else None for name in _SHARED_COLUMNS]
+    type_, publisher, volume, issue, language = _shared(get, memo.normal)
     url = get("URL")
     if key and not key.isascii():
         key = nfc(key)
@@ -300,11 +301,30 @@ def _plain(get: Callable[[str], Any], key: str | None, year: int | None, publish
     if len(ids) > 1:
         ids = {kind: ids[kind] for kind in ID_FIELDS if kind in ids}
     get_id = ids.get
+    abstract, words = get("abstract"), get("keyword")
     columns = (get_id("doi"), get_id("arxiv"), get_id("pmid"), get_id("pmcid"), get_id("openalex"), _normal(title),
-               _normal(clean_lines(get("abstract"))), _normal(venue), year, published or None, type_, publisher, volume,
-               issue, _normal(pages(get("page"))), _normal(clean(url)), None, language, None, None, None)
-    return PlainRecord(columns, _people(authors, memo.names), ids, key, nfc(keywords(get("keyword"))),
+               None if abstract is None else _normal(clean_lines(abstract)), _normal(venue), year, published or None,
+               type_, publisher, volume, issue, _normal(pages(get("page"))), None if url is None else _normal(clean(url)),
+               None, language, None, None, None)
+    tags = keywords(words) if words else []
+    if tags and not (type(words) is str and words.isascii()):  # else NFC already
+        tags = nfc(tags)
+    return PlainRecord(columns, _persons(authors, memo.names) if isinstance(authors, list) else [], ids, key, tags,
                        problems + id_problems, inferred)
+
+
+def _shared(get: Callable[[str], Any], normal: dict[str, str | None]) -> list[str | None]:
+    """The :data:`_SHARED_COLUMNS` of an item in NFC, each distinct string's worked out once (as :func:`_once`)."""
+    out = []
+    for name in _SHARED_COLUMNS:
+        value = get(name)
+        if value is None:
+            out.append(None)
+        elif type(value) is str and (text := normal.get(value, _UNSEEN)) is not _UNSEEN:
+            out.append(text)
+        else:
+            out.append(_once(value, normal, _clean_nfc))
+    return out
 
 
 def _normal(text: str | None) -> str | None:

@@ -155,6 +155,7 @@ def keywords(value: Any) -> list[str]:
         # Scopus and Web of Science join keywords with '; ' (one may hold ', ': "Diabetes Mellitus, Type 2");
         # Better BibTeX with a bare ',' (a Zotero tag may hold '; ': "Handbooks; manuals; etc").
         parts = text.split(";") if ";" in text and not _BARE_COMMA.search(text) else text.split(",")
+        return list(dict.fromkeys(filter(None, [" ".join(part.split()) for part in parts])))  # clean() of text
     return list(dict.fromkeys(t for t in map(clean, parts) if t))
 
 

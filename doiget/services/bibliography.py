@@ -321,8 +321,8 @@ def _group(records: Iterable[ImportRecord | PlainRecord], report: list[dict[str,
             keys = list(record.ids.items())
             if keys and not any(map(owner.__contains__, keys)):  # the common path: no earlier record to join
                 report.append(row := _row(index, record))
-                item = _Item(index, None, _keyword_tags(record.tags, row), frozenset(record.inferred), plain=record)
-                item.keys = keys
+                item = _Item(index, None, _keyword_tags(record.tags, row) if record.tags else [],
+                             frozenset(record.inferred), keys=keys, plain=record)
                 for key in keys:
                     owner[key] = [item]
                 yield item
@@ -478,9 +478,10 @@ def _write_chunk(conn: Connection, items: list[_Item], extra_tags: list[str],
     for kind, values in by_kind.items():
         known.update({(kind, value): entry_id for value, entry_id in bulk.stored_ids(conn, kind, values).items()})
     _known_tags(conn, [name for item in items for name in item.tags + extra_tags], tag_ids)
-    for item in items:
-        if item.tags:
-            _spelling(report[item.index], item.tags, tag_ids)
+    if otherwise := {name for item in items for name in item.tags if tag_ids[name.lower()][1] != name}:
+        for item in items:
+            if not otherwise.isdisjoint(item.tags):
+                _spelling(report[item.index], item.tags, tag_ids)
     candidates = {entry_id for entry_id in known.values()}
     stored = {entry.id: entry for entry in entry_store.load(conn, candidates)} if candidates else {}
     new, updates = [], []
