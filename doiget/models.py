@@ -12,6 +12,10 @@ from doiget.notices import UpdateNotice
 from doiget.refs import KINDS, Ref
 
 ID_FIELDS = KINDS  # doi, arxiv, pmid, pmcid, openalex
+# A Work's fields of one value each besides its identifiers (each an entries column), in the model's order.
+SCALAR_FIELDS = ("title", "abstract", "venue", "year", "published", "type", "publisher", "volume", "issue",
+                 "pages", "url", "license", "language", "oa_status", "oa_url", "cited_by_count")
+COLUMNS = ID_FIELDS + SCALAR_FIELDS  # a Work's fields of one value each: the entries columns that hold them
 IMPORT_SOURCE = "import"  # the source of an imported bibliography record: the user's own metadata
 ET_AL = "bibtex-others"  # Work.extra: the BibTeX name fields whose list ended in "and others" (et al.)
 # Work.extra keys spelling the work's type in one format (an @article kept as such, RIS's SER): they go with the

@@ -45,13 +45,24 @@ def items(source: str | Iterable[str], what: str, code: ErrorCode = ErrorCode.IN
         if text.buf.startswith("]", pos):
             pos += 1
         else:
+            scan = _DECODER.scan_once
             while True:
-                value, pos = text.element(pos)
+                buf = text.buf
+                try:  # the usual element: whole in the text read so far, its "," or "]" right after it
+                    value, end = scan(buf, pos)
+                    after = buf[end]
+                except (StopIteration, ValueError, IndexError):  # JSONDecodeError is a ValueError
+                    after = ""
+                if after != "," and after != "]":  # white space, the end of a piece, an error: as element() reads
+                    value, end = text.element(pos)
+                    buf = text.buf
+                    after = buf[end]
                 yield value
-                if text.buf[pos] == "]":
-                    pos += 1
+                pos = end + 1
+                if after == "]":
                     break
-                pos = text.skip(pos + 1)
+                if pos == len(buf) or buf[pos] in _WHITE:
+                    pos = text.skip(pos)
         end = text.skip(pos)
         if end != len(text.buf):
             raise json.JSONDecodeError("Extra data", text.buf, end)

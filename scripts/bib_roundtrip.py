@@ -16,6 +16,7 @@ import json
 import sys
 from collections import Counter
 from pathlib import Path
+from typing import NamedTuple
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
@@ -79,10 +80,47 @@ def reported(work: Work, fmt: str) -> set[str]:
     return names
 
 
+def form_only(before: object, after: object) -> bool:
+    """Whether two values differ only in form: runs of white space within a line (which every reader but
+    CSL-JSON's reads as one space, BibTeX's as TeX does) or a number against its digits (CSL's ``edition``)."""
+    def spelt(value: object) -> object:
+        return " ".join(str(value).split()) if isinstance(value, (str, int)) else value
+    return spelt(before) == spelt(after)
+
+
+_EMPTY = (None, "", [], {}, {"date-parts": []})  # nothing to keep: a CSL date without parts included
+
+
 def changes(before: Work, after: Work) -> dict[str, tuple[object, object]]:
     a, b = flat(before), flat(after)
     return {name: (a.get(name), b.get(name)) for name in a.keys() | b.keys() if a.get(name) != b.get(name)
-            and a.get(name) not in (None, "", [], {})}
+            and a.get(name) not in _EMPTY}
+
+
+class Trip(NamedTuple):
+    """One record's round trip: what changed (field -> before, after) and, of it, what nothing explains."""
+    source: str
+    work: Work
+    changed: dict[str, tuple[object, object]]
+    unexplained: set[str]
+
+
+def corpus(with_cdl: bool = False) -> list[tuple[str, Work]]:
+    """(file name, work) of every record of the fixtures with a title or an identifier."""
+    paths = SMALL_FILES + ([CDL] if with_cdl else [])
+    return [(path.name, r.work) for path in paths for r in parse_bibliography(read(path)) if r.work.title or r.work.ids()]
+
+
+def round_trip(works: list[tuple[str, Work]], fmt: str) -> list[Trip]:
+    """Each of ``works`` exported as ``fmt`` and read back."""
+    again = [r.work for r in parse_bibliography(_EXPORTS[fmt]([w for _, w in works]), fmt)]
+    assert len(again) == len(works), (fmt, len(again), len(works))
+    trips = []
+    for (source, work), back in zip(works, again):
+        diff = changes(work, back)
+        unsaid = {field for field, (a, b) in diff.items() if not form_only(a, b)} - reported(work, fmt) - FORM
+        trips.append(Trip(source, work, diff, unsaid))
+    return trips
 
 
 def main() -> None:
@@ -91,27 +129,20 @@ def main() -> None:
     parser.add_argument("--show", help="print the changed values of this field")
     parser.add_argument("--cdl", action="store_true", help="also the 6,315 entries of cdl.bib.gz")
     args = parser.parse_args()
-    paths = SMALL_FILES + ([CDL] if args.cdl else [])
-    works = [(path.name, r.work) for path in paths for r in parse_bibliography(read(path)) if r.work.title or r.work.ids()]
+    works = corpus(args.cdl)
     for fmt in args.format or sorted(_EXPORTS):
-        text = _EXPORTS[fmt]([w for _, w in works])
-        again = [r.work for r in parse_bibliography(text, fmt)]
-        assert len(again) == len(works), (fmt, len(again), len(works))
-        fields: Counter[str] = Counter()
-        silent: Counter[str] = Counter()
-        changed = changed_silently = 0
-        for (name, work), back in zip(works, again):
-            diff = changes(work, back)
-            changed += bool(diff)
-            fields.update(diff.keys())
-            unsaid = diff.keys() - reported(work, fmt) - FORM
-            changed_silently += bool(unsaid)
-            silent.update(unsaid)
-            if args.show and args.show in diff:
-                print(f"  {name} {work.citekey}: {diff[args.show][0]!r} -> {diff[args.show][1]!r}")
-        print(f"{fmt}: {changed} of {len(works)} records changed; fields: "
+        trips = round_trip(works, fmt)
+        fields = Counter(field for trip in trips for field in trip.changed)
+        silent = Counter(field for trip in trips for field in trip.unexplained)
+        if args.show:
+            for trip in trips:
+                if args.show in trip.changed:
+                    before, after = trip.changed[args.show]
+                    print(f"  {trip.source} {trip.work.citekey}: {before!r} -> {after!r}")
+        print(f"{fmt}: {sum(bool(t.changed) for t in trips)} of {len(works)} records changed; fields: "
               + ", ".join(f"{k} {v}" for k, v in fields.most_common()))
-        print(f"  of which neither a change of form nor named by the export's warning: {changed_silently} records; "
+        print("  of which neither a change of form nor named by the export's warning: "
+              f"{sum(bool(t.unexplained) for t in trips)} records; "
               "fields: " + ", ".join(f"{k} {v}" for k, v in silent.most_common()))
 
 

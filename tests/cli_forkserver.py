@@ -50,9 +50,10 @@ def become_the_command(request: dict, fds: list[int]) -> None:
 
 
 def run_child(conn: socket.socket) -> None:
-    """In the forked child: run one command, report its exit code, never return."""
+    """In the forked child: report its process id, run one command, report its exit code, never return."""
     code = 1
     try:
+        conn.sendall(struct.pack("!i", os.getpid()))
         request, fds = receive(conn)
         become_the_command(request, fds)
         from doiget.cli import main
@@ -101,12 +102,12 @@ def serve(path: str) -> None:
     socket.getaddrinfo = offline_getaddrinfo(socket.getaddrinfo)  # conftest's guard, in every child too
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # children are reaped by the kernel
     listener = socket.socket(socket.AF_UNIX)
-    listener.bind(path)
+    listener.bind(path + ".new")
     listener.listen(64)
+    os.rename(path + ".new", path)  # clients wait for the name: it appears ready to connect to
     watch = selectors.DefaultSelector()
     watch.register(listener, selectors.EVENT_READ)
     watch.register(sys.stdin.buffer, selectors.EVENT_READ)  # the test process holds the other end
-    print("ready", flush=True)
     while True:
         if any(key.fileobj is sys.stdin.buffer for key, _ in watch.select()):
             shutil.rmtree(os.path.dirname(path), ignore_errors=True)

@@ -8,6 +8,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from cli_process import start_shared_server
 from demo_pdfs import remember_demo_pdfs
 from hypothesis import settings
 from offline import offline_getaddrinfo
@@ -53,6 +54,13 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     """``-n auto``: one worker more than cores. Much of the suite waits on subprocesses, loopback servers and
     stalled upstreams; a third worker on 2 cores overlaps those waits (suite 151 s -> 138 s, paired runs)."""
     return (os.cpu_count() or 1) + 1
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist starts its workers
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Under ``-n``, the workers share one CLI fork server (tests/cli_process.py), started here."""
+    if session.config.pluginmanager.hasplugin("dsession"):
+        start_shared_server()
 
 
 @pytest.hookimpl(tryfirst=True)  # before xdist reads the groups

@@ -17,9 +17,10 @@ from doiget.formats.bibtex_split import split_bibtex
 FIXTURES = Path(__file__).parent / "fixtures"
 
 
-def _values() -> list[tuple[str, str, str]]:
+@pytest.fixture(scope="module")
+def values() -> list[tuple[str, str, str]]:
     """(lower-cased field name, value as written, value without its delimiters) of every field of
-    every fixture."""
+    every fixture: read by the tests that use them, not by every process that collects this file."""
     values = []
     for path in sorted(FIXTURES.rglob("*.bib")) + sorted(FIXTURES.rglob("*.bib.gz")):
         data = path.read_bytes()
@@ -29,8 +30,9 @@ def _values() -> list[tuple[str, str, str]]:
     return values
 
 
-VALUES = _values()
-NAME_LISTS = sorted({value for name, _, value in VALUES if name in ("author", "editor")})
+@pytest.fixture(scope="module")
+def name_lists(values) -> list[str]:
+    return sorted({value for name, _, value in values if name in ("author", "editor")})
 
 
 def _general_untex(value: str) -> str:
@@ -38,12 +40,12 @@ def _general_untex(value: str) -> str:
     return " ".join((latex._LATEX.latex_to_text(value) if text is None else text).split())
 
 
-def test_fixture_values_are_many():
-    assert len(VALUES) > 40_000 and len(NAME_LISTS) > 5_000
+def test_fixture_values_are_many(values, name_lists):
+    assert len(values) > 40_000 and len(name_lists) > 5_000
 
 
-def test_untex_shortcut_equals_the_general_decoder_on_every_fixture_value():
-    plain = [value for _, _, value in VALUES if latex._PLAIN.fullmatch(value)]
+def test_untex_shortcut_equals_the_general_decoder_on_every_fixture_value(values):
+    plain = [value for _, _, value in values if latex._PLAIN.fullmatch(value)]
     assert len(plain) > 20_000
     assert [latex.untex.__wrapped__(v) for v in plain] == [_general_untex(v) for v in plain]
 
@@ -54,8 +56,8 @@ def test_untex_shortcut_equals_the_general_decoder_on_generated_text(value):
     assert latex.untex.__wrapped__(value) == _general_untex(value)
 
 
-def test_brace_free_name_lists_split_as_the_brace_aware_loop_splits_them():
-    lists = [value for value in NAME_LISTS if "{" not in value and "}" not in value]
+def test_brace_free_name_lists_split_as_the_brace_aware_loop_splits_them(name_lists):
+    lists = [value for value in name_lists if "{" not in value and "}" not in value]
     assert len(lists) > 4_000
     assert [names.split_names(v) for v in lists] == [names._split_outside_braces(v) for v in lists]
 
@@ -66,8 +68,8 @@ def test_generated_brace_free_name_lists_split_alike(value):
     assert names.split_names(value) == names._split_outside_braces(value)
 
 
-def test_plain_names_build_the_author_make_author_builds():
-    plain = {n for value in NAME_LISTS for n in names.split_names(value)
+def test_plain_names_build_the_author_make_author_builds(name_lists):
+    plain = {n for value in name_lists for n in names.split_names(value)
              if names._PLAIN_NAME.match(" ".join(n.split())) and n.count(",") <= 1}
     assert len(plain) > 5_000
     for name in plain:
@@ -91,9 +93,9 @@ def _one_group_by_chars(raw: str) -> bool:
 
 
 @pytest.mark.parametrize("source", ["fixtures", "generated"])
-def test_one_group_equals_the_character_walk(source):
+def test_one_group_equals_the_character_walk(source, values):
     if source == "fixtures":
-        braced = [v for _, v, _ in VALUES if v[:1] == "{" and v[-1:] == "}"]
+        braced = [v for _, v, _ in values if v[:1] == "{" and v[-1:] == "}"]
         assert len(braced) > 40_000
     else:
         braced = ["{" + "".join(p) + "}" for p in itertools.product("{}a", repeat=6)]

@@ -127,6 +127,6 @@ def test_a_reference_list_finds_the_entries_held_and_stubs_the_rest_as_one_by_on
                                        "arXiv:1707.08567v2", "doi:10.1000/new")]
         found = citations.stub_ids(conn, refs)
         assert found[0] == held and found[2] == found[3] == indexed and found[1] == found[4] not in (held, indexed)
-        assert found == [citations.stub_id(conn, ref) for ref in refs]  # and nothing more was made
+        assert found == [citations.stub_ids(conn, [ref])[0] for ref in refs]  # and nothing more was made
         assert conn.execute(text("SELECT count(*) FROM entries")).scalar_one() == 3
         assert conn.execute(text("SELECT is_stub FROM entries WHERE doi = '10.1000/new'")).scalar_one() == 1

@@ -3,11 +3,12 @@ no lost writes."""
 from __future__ import annotations
 
 import json
-import multiprocessing
 import os
 import subprocess
 
 from cli_process import doiget_command
+from writer_processes import writer_processes
+
 from doiget import Work, open_library
 
 WRITERS = 4
@@ -41,7 +42,7 @@ def test_four_writers_and_a_reading_mcp_server(tmp_path):
     server = subprocess.Popen([*doiget_command(), "serve"], stdin=subprocess.PIPE,
                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                               env={**os.environ, "DOIGET_HOME": home})
-    ctx = multiprocessing.get_context("spawn")
+    ctx = writer_processes()
     with ctx.Manager() as manager:
         errors = manager.list()
         writers = [ctx.Process(target=_writer, args=(home, w, WRITES, errors)) for w in range(WRITERS)]

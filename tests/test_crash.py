@@ -1,6 +1,7 @@
 """Crash consistency: ``doiget batch`` of 20 refs SIGKILLed at random points (issue 7).
 
-The batch runs as a real subprocess against the loopback server, whose PDFs stream slowly so
+The batch runs as a real process (forked from the tests' CLI fork server, so that the kill hits the
+process running the command) against the loopback server, whose PDFs stream slowly so
 that kills land mid-download: each trial kills it once the library holds a random number of
 artefact rows (polled; none: as soon as its file exists), while other workers are downloading.
 After each kill the library must be intact: the SQLite file passes ``integrity_check``, every
@@ -13,13 +14,11 @@ import contextlib
 import hashlib
 import os
 import random
-import signal
 import sqlite3
-import subprocess
-import sys
 import time
 
 import pytest
+from cli_process import ForkedDoiget
 from fetchenv import PDF, pdf_bytes, serve_pnas, source_env
 from loopback import Reply, _loopback_ca, _loopback_server, client_ca, https_server  # noqa: F401
 
@@ -53,18 +52,15 @@ def upstream(https_server, client_ca):
     return source_env(https_server, client_ca), shas
 
 
-def start_batch(home, env, listing) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "doiget.cli", "batch", str(listing)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                            env={**os.environ, **env, "DOIGET_HOME": str(home)})
+def start_batch(home, env, listing) -> ForkedDoiget:
+    return ForkedDoiget(home, "batch", str(listing), env=env)
 
 
-def finish(proc: subprocess.Popen) -> None:
-    _, err = proc.communicate(timeout=120)
-    assert proc.returncode == 0, err.decode()
+def finish(proc: ForkedDoiget) -> None:
+    assert proc.wait(timeout=120) == 0, proc.stderr()
 
 
-def kill_point(home, rows: int, proc: subprocess.Popen, timeout: float = 60) -> None:
+def kill_point(home, rows: int, proc: ForkedDoiget, timeout: float = 60) -> None:
     """Poll until the library holds ``rows`` artefact rows (0: until its file exists, mid-migration),
     or the batch ended, or ``timeout`` passed."""
     path = home / "library.sqlite3"
@@ -119,9 +115,9 @@ def test_sigkill_mid_batch_loses_and_corrupts_nothing(tmp_path, upstream):
         proc = start_batch(home, env, listing)
         kill_point(home, rng.randint(0, REFS - BATCH_WORKERS), proc)
         if proc.poll() is None:
-            proc.send_signal(signal.SIGKILL)
+            proc.kill()
             killed += 1
-        proc.communicate(timeout=60)
+        proc.wait(timeout=60)
         if not (home / "library.sqlite3").exists():
             continue  # killed before the library was created: nothing to check
         check_consistent(home, pdf_shas)

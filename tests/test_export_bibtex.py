@@ -7,7 +7,7 @@ from pathlib import Path
 
 import bibtexparser
 import pytest
-from corpus import BIB, records
+from corpus import BIB, SMALL_FILES, records
 from export_helpers import COOKBOOK_BIB, ZOTERO_BIB
 
 from doiget.formats.bibtex import entry_type, latex_escape, to_bibtex
@@ -364,3 +364,19 @@ def test_orcids_and_affiliations_no_bibtex_or_ris_name_holds_are_named():
     bare = work.model_copy(update={"authors": [a.model_copy(update={"orcid": None, "affiliation": None})
                                                for a in work.authors]})
     assert not_carried(bare) == ris_not_carried(bare) == []
+
+
+def test_urls_and_dois_of_real_records_come_back_from_a_bibtex_export():
+    # typst's weirdUrl2023 (url = {example.com?A=$B\%\\\{\}}) came back with %7B and %7D for its balanced braces.
+    works = [record.work for path in SMALL_FILES for record in records(path) if record.work.url or record.work.doi]
+    again = [record.work for record in parse_bibliography(to_bibtex(works), "bibtex")]
+    assert len(works) > 400
+    assert [(w.url, w.doi) for w in again] == [(w.url, w.doi) for w in works]
+
+
+def test_an_address_with_a_brace_that_would_not_balance_is_percent_encoded():
+    work = Work(title="T", citekey="k", url="https://example.org/a}b{c", doi="10.1000/x{y")
+    text = to_bibtex([work])
+    assert _entries(text)["k"]["url"] == "https://example.org/a%7Db%7Bc"
+    back = parse_bibliography(text, "bibtex")[0].work
+    assert (back.url, back.doi) == ("https://example.org/a%7Db%7Bc", "10.1000/x{y")  # (a DOI is read percent-decoded)

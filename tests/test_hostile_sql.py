@@ -32,15 +32,16 @@ def demo_home(tmp_path, seconds) -> os.PathLike:
     return home
 
 
-@pytest.fixture
-def small_limit(tmp_path):
-    return demo_home(tmp_path, 0.3)
+# The module's tests only read these libraries, so they share them.
+@pytest.fixture(scope="module")
+def small_limit(tmp_path_factory):
+    return demo_home(tmp_path_factory.mktemp("small"), 0.3)
 
 
-@pytest.fixture
-def roomy_limit(tmp_path):
+@pytest.fixture(scope="module")
+def roomy_limit(tmp_path_factory):
     """For limits other than time: a loaded machine must not turn them into QUERY_TIMEOUT."""
-    return demo_home(tmp_path, 120)
+    return demo_home(tmp_path_factory.mktemp("roomy"), 120)
 
 
 @pytest.mark.parametrize("statement", [NEVER_ENDING, CROSS_JOIN], ids=["recursive-cte", "cross-join"])

@@ -8,8 +8,15 @@ from doiget.demo import demo_works, load_demo
 from doiget.demo import has_pdf as demo_has_pdf
 
 
+@pytest.fixture(scope="module")
+def lib(demo_library):
+    """The module's demo library, shared by the tests that only read it."""
+    return demo_library
+
+
 @pytest.fixture
-def lib(tmp_path):
+def own_lib(tmp_path):
+    """A demo library of the test's own, for tests that write (or try to)."""
     library = open_library(tmp_path / "lib")
     load_demo(library)
     yield library
@@ -62,22 +69,22 @@ def test_punctuation_in_plain_queries_is_not_syntax(lib):
     assert lib.search("testing: a comparative (study)") is not None
 
 
-def test_info_recent_tag_and_collections(lib):
+def test_info_recent_tag_and_collections(own_lib):
     ref = str(demo_works()[6].primary_ref())
-    entry = lib.info(ref)
+    entry = own_lib.info(ref)
     assert entry.tags == ["demo", "software-testing"] and entry.collections == ["demo"]
-    assert lib.tag(ref, ["to-read", "to-read"]) == ["demo", "software-testing", "to-read"]
-    assert lib.untag(ref, ["demo"]) == ["software-testing", "to-read"]
-    assert len(lib.recent(5)) == 5
-    lib.collection_create("thesis", "chapter 2 sources")
-    lib.collection_add("thesis", [ref])
-    assert [c.count for c in lib.collections() if c.name == "thesis"] == [1]
-    assert [e.id for e in lib.collection_entries("thesis")] == [entry.id]
-    lib.collection_remove("thesis", [ref])
-    lib.collection_delete("thesis")
-    assert [c.name for c in lib.collections()] == ["demo"]
+    assert own_lib.tag(ref, ["to-read", "to-read"]) == ["demo", "software-testing", "to-read"]
+    assert own_lib.untag(ref, ["demo"]) == ["software-testing", "to-read"]
+    assert len(own_lib.recent(5)) == 5
+    own_lib.collection_create("thesis", "chapter 2 sources")
+    own_lib.collection_add("thesis", [ref])
+    assert [c.count for c in own_lib.collections() if c.name == "thesis"] == [1]
+    assert [e.id for e in own_lib.collection_entries("thesis")] == [entry.id]
+    own_lib.collection_remove("thesis", [ref])
+    own_lib.collection_delete("thesis")
+    assert [c.name for c in own_lib.collections()] == ["demo"]
     with pytest.raises(DoigetError) as info:
-        lib.collection_entries("thesis")
+        own_lib.collection_entries("thesis")
     assert info.value.code is ErrorCode.NOT_FOUND
 
 
@@ -88,30 +95,30 @@ def test_unknown_and_invalid_refs(lib):
         assert info.value.code is code
 
 
-def test_delete_removes_rows_then_only_unshared_blobs(lib):
+def test_delete_removes_rows_then_only_unshared_blobs(own_lib):
     works = demo_works()
     first, second = str(works[0].primary_ref()), str(works[5].primary_ref())
-    shared = lib.pdf_path(first).read_bytes()
-    lib.add_artefact(second, "pdf", shared)  # the same bytes now back two entries
-    result = lib.delete(first)
-    assert result.blobs_removed == 0 and lib.pdf_path(second).read_bytes() == shared
-    assert lib.delete(second).blobs_removed == 1
-    assert lib.sql("SELECT count(*) FROM entries")["rows"] == [[len(works) - 2]]
+    shared = own_lib.pdf_path(first).read_bytes()
+    own_lib.add_artefact(second, "pdf", shared)  # the same bytes now back two entries
+    result = own_lib.delete(first)
+    assert result.blobs_removed == 0 and own_lib.pdf_path(second).read_bytes() == shared
+    assert own_lib.delete(second).blobs_removed == 1
+    assert own_lib.sql("SELECT count(*) FROM entries")["rows"] == [[len(works) - 2]]
 
 
-def test_sql_is_read_only(lib):
-    result = lib.sql("SELECT ref, authors, tags FROM v_entries ORDER BY id LIMIT 2")
+def test_sql_is_read_only(own_lib):
+    result = own_lib.sql("SELECT ref, authors, tags FROM v_entries ORDER BY id LIMIT 2")
     assert result["columns"] == ["ref", "authors", "tags"] and len(result["rows"]) == 2
     for statement in ("DELETE FROM entries", "INSERT INTO tags (name) VALUES ('x')", "DROP VIEW v_entries",
                       "ATTACH DATABASE 'other.db' AS other", "PRAGMA query_only = 0", "PRAGMA journal_mode = DELETE"):
         with pytest.raises(DoigetError) as info:
-            lib.sql(statement)
+            own_lib.sql(statement)
         assert info.value.code is ErrorCode.READ_ONLY, statement
     with pytest.raises(DoigetError) as info:
-        lib.sql("SELECT 1; DELETE FROM entries")
+        own_lib.sql("SELECT 1; DELETE FROM entries")
     assert info.value.code is ErrorCode.INVALID_QUERY
-    assert lib.sql("SELECT count(*) FROM entries")["rows"] == [[len(demo_works())]]
-    assert lib.sql("SELECT value FROM json_each('[1,2,3]')", max_rows=2) == {
+    assert own_lib.sql("SELECT count(*) FROM entries")["rows"] == [[len(demo_works())]]
+    assert own_lib.sql("SELECT value FROM json_each('[1,2,3]')", max_rows=2) == {
         "columns": ["value"], "rows": [[1], [2]], "truncated": True}
 
 

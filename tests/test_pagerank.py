@@ -10,13 +10,14 @@ from doiget.pagerank import pagerank
 pytest.importorskip("scipy", reason="the reference networkx.pagerank runs on scipy (a test dependency only)")
 
 
-@pytest.mark.parametrize("G", [
-    citation_dag(2_000, seed=3),
-    nx.gnp_random_graph(300, 0.02, directed=True, seed=1),  # cycles and dangling nodes
-    nx.DiGraph([(1, 2), (2, 3), (3, 1), (4, 1)]),
-    nx.DiGraph([(1, 2)]),
+@pytest.mark.parametrize("make", [  # built by the test, not by every process that collects this file
+    lambda: citation_dag(2_000, seed=3),
+    lambda: nx.gnp_random_graph(300, 0.02, directed=True, seed=1),  # cycles and dangling nodes
+    lambda: nx.DiGraph([(1, 2), (2, 3), (3, 1), (4, 1)]),
+    lambda: nx.DiGraph([(1, 2)]),
 ], ids=["citation-dag", "random", "cycle", "one-edge"])
-def test_equals_networkx_pagerank(G):
+def test_equals_networkx_pagerank(make):
+    G = make()
     ours, theirs = pagerank(G), nx.pagerank(G)
     assert ours.keys() == theirs.keys()
     assert [ours[n] for n in G] == pytest.approx([theirs[n] for n in G], rel=1e-9, abs=1e-12)

@@ -22,7 +22,7 @@ def test_bronze_publisher_pdf(upstream):
     assert (info.best.host_type, info.best.version, info.best.license) == ("publisher", "publishedVersion", None)
     assert [loc.host_type for loc in info.locations] == ["publisher", "repository"]
     assert info.locations[1].repository_institution == "PubMed Central"
-    assert info.pdf_urls() == ["https://www.pnas.org/content/pnas/111/45/E4832.full.pdf"]
+    assert [loc.url_for_pdf for loc in info.locations] == ["https://www.pnas.org/content/pnas/111/45/E4832.full.pdf", None]
     assert info.suggested_arxiv_id is None
 
 
@@ -30,7 +30,7 @@ def test_gold_without_pdf_url(upstream):
     info = unpaywall.parse_oa_info(load(upstream, "v2_10.1016_j.xgen.2025.100814.json"))
     assert info.oa_status == "gold" and info.best.license == "cc-by"
     assert info.url_for_pdf is None and info.url == "https://doi.org/10.1016/j.xgen.2025.100814"
-    assert info.pdf_urls() == [] and len(info.locations) == 2
+    assert [loc.url_for_pdf for loc in info.locations] == [None, None]
 
 
 @pytest.mark.parametrize("name", ["v2_10.1023_a_1007154515475.json", "v2_10.1007_s40278-023-41815-2.json"])
@@ -44,9 +44,10 @@ def test_arxiv_copy_is_suggested(upstream):
     info = unpaywall.parse_oa_info(load(upstream, "v2_10.1038_nature12373.json"))
     assert info.oa_status == "green" and info.suggested_arxiv_id == "1304.1068"
     assert [loc.arxiv_id for loc in info.locations] == [None, None, None, "1304.1068"]
-    assert info.pdf_urls() == [
+    assert [loc.url_for_pdf for loc in info.locations] == [
         "https://dash.harvard.edu/bitstream/1/12285462/1/Nanometer-Scale%20Thermometry.pdf",
         "http://europepmc.org/articles/pmc4221854?pdf=render",
+        None,
         "http://arxiv.org/pdf/1304.1068",
     ]
 

@@ -1,11 +1,11 @@
 """The store: migrations, FTS kept in sync by triggers, atomic blobs, concurrent writers."""
 from __future__ import annotations
 
-import multiprocessing
 import sqlite3
 
 import pytest
 from sqlalchemy import text
+from writer_processes import writer_processes
 
 from doiget import DoigetError, ErrorCode, Work, open_library
 from doiget.models import Author
@@ -122,7 +122,7 @@ def _writer(home: str, worker: int, count: int) -> None:
 def test_two_processes_writing_at_once_do_not_lock_each_other_out(tmp_path):
     home = str(tmp_path / "lib")
     open_library(home).close()
-    ctx = multiprocessing.get_context("spawn")
+    ctx = writer_processes()
     procs = [ctx.Process(target=_writer, args=(home, w, 60)) for w in range(2)]
     for p in procs:
         p.start()

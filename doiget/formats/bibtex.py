@@ -92,7 +92,15 @@ def _name(author: Author) -> str:
 
 
 def _verbatim(text: str) -> str:
-    """URLs and DOIs go in unescaped (biber and \\url read them verbatim); braces must still balance."""
+    """URLs and DOIs go in unescaped (biber and \\url read them verbatim); braces that would not balance
+    go in percent-encoded (the same address; balanced ones are kept, so the value reads back as it was)."""
+    depth = 0
+    for char in text:
+        depth += (char == "{") - (char == "}")
+        if depth < 0:
+            break
+    if depth == 0:
+        return text
     return text.replace("{", "%7B").replace("}", "%7D")
 
 

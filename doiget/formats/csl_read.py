@@ -22,10 +22,9 @@ from doiget.models import ET_AL, ID_FIELDS, Author, Work
 
 _HTML_TAG = re.compile(r"</?(?:i|b|em|strong|sup|sub|sc|span)(?:\s[^>]*)?>", re.I)
 # plain text columns whose values many records of a file repeat (the URL is read once per record)
-_SHARED_COLUMNS = (("type", "type"), ("publisher", "publisher"), ("volume", "volume"), ("issue", "issue"),
-                   ("language", "language"))
+_SHARED_COLUMNS = ("type", "publisher", "volume", "issue", "language")
 _RICH = (("title", "title", False), ("container-title", "venue", True))  # text columns that may carry markup
-_HANDLED = frozenset({*dict(_SHARED_COLUMNS), "URL", "abstract", "title", "container-title", "page", "id",
+_HANDLED = frozenset({*_SHARED_COLUMNS, "URL", "abstract", "title", "container-title", "page", "id",
                       "citation-key", "DOI", "PMID", "PMCID", "issued", "keyword", "custom", *CSL_NAME_VARIABLES})
 _ROLES = CSL_NAME_VARIABLES - {"author"}
 # What an item may hold to be read as a PlainRecord: variables with a store column, the key, DOI, URL and authors.
@@ -168,9 +167,12 @@ def _people(value: Any, names: dict[tuple, Author | None]) -> list[Author]:
     object's Author made once (see :class:`Memo`)."""
     if not isinstance(value, list):
         return []
+    return _persons(value[:-1] if closing_others(value) else value, names)
+
+
+def _persons(value: list[Any], names: dict[tuple, Author | None]) -> list[Author]:
+    """The Authors of the name objects ``value`` (none a closing "others")."""
     people = []
-    if closing_others(value):
-        value = value[:-1]
     for name in value:
         try:
             author = names[key := tuple(name.items())]
@@ -228,7 +230,7 @@ def csl_record(index: int, item: Any, memo: Memo | None = None, plain: bool = Fa
         for name in CSL_DATE_VARIABLES.intersection(extra):
             extra[name] = _date(extra[name])
     texts = memo.texts
-    fields: dict[str, Any] = {column: _once(value, texts, clean) for name, column in _SHARED_COLUMNS
+    fields: dict[str, Any] = {name: _once(value, texts, clean) for name in _SHARED_COLUMNS
                               if (value := get(name)) is not None}
     if (url := get("URL")) is not None:
         fields["url"] = clean(url)
@@ -283,37 +285,51 @@ def _plain(get: Callable[[str], Any], key: str | None, year: int | None, publish
     authors = get("author")
     if closing_others(authors):
         return None
-    values: dict[str, Any] = {}
-    for name, column, shared in _RICH:
-        value = get(name)
-        text, shown = _once(value, memo.rich, _rich_text) if shared else _rich_text(value)
-        if shown != text and isinstance(value, str):
-            return None
-        if shown:
-            values[column] = shown if shown.isascii() else nfc(shown)
-    normal = memo.normal
-    for name, column in _SHARED_COLUMNS:
-        if (value := get(name)) is not None and (text := _once(value, normal, _clean_nfc)):
-            values[column] = text
+    value = get("title")
+    text, title = _rich_text(value)
+    if title != text and isinstance(value, str):
+        return None
+    value = get("container-title")
+    text, venue = _once(value, memo.rich, _rich_text)
+    if venue != text and isinstance(value, str):
+        return None
+    type_, publisher, volume, issue, language = _shared(get, memo.normal)
     url = get("URL")
-    if url is not None and (text := clean(url)):
-        values["url"] = text if text.isascii() else nfc(text)
-    if text := clean_lines(get("abstract")):
-        values["abstract"] = text if text.isascii() else nfc(text)
-    if text := pages(get("page")):
-        values["pages"] = text if text.isascii() else nfc(text)
-    if people := _people(authors, memo.names):
-        values["authors"] = people
-    if year is not None:
-        values["year"] = year
-    if published:
-        values["published"] = published
-    if key:
-        values["citekey"] = key = key if key.isascii() else nfc(key)
+    if key and not key.isascii():
+        key = nfc(key)
     ids, inferred, id_problems = find_ids({"doi": get("DOI")}, [str(url)] if url else [])
     if len(ids) > 1:
         ids = {kind: ids[kind] for kind in ID_FIELDS if kind in ids}
-    return PlainRecord(values, ids, key, nfc(keywords(get("keyword"))), problems + id_problems, inferred)
+    get_id = ids.get
+    abstract, words = get("abstract"), get("keyword")
+    columns = (get_id("doi"), get_id("arxiv"), get_id("pmid"), get_id("pmcid"), get_id("openalex"), _normal(title),
+               None if abstract is None else _normal(clean_lines(abstract)), _normal(venue), year, published or None,
+               type_, publisher, volume, issue, _normal(pages(get("page"))), None if url is None else _normal(clean(url)),
+               None, language, None, None, None)
+    tags = keywords(words) if words else []
+    if tags and not (type(words) is str and words.isascii()):  # else NFC already
+        tags = nfc(tags)
+    return PlainRecord(columns, _persons(authors, memo.names) if isinstance(authors, list) else [], ids, key, tags,
+                       problems + id_problems, inferred)
+
+
+def _shared(get: Callable[[str], Any], normal: dict[str, str | None]) -> list[str | None]:
+    """The :data:`_SHARED_COLUMNS` of an item in NFC, each distinct string's worked out once (as :func:`_once`)."""
+    out = []
+    for name in _SHARED_COLUMNS:
+        value = get(name)
+        if value is None:
+            out.append(None)
+        elif type(value) is str and (text := normal.get(value, _UNSEEN)) is not _UNSEEN:
+            out.append(text)
+        else:
+            out.append(_once(value, normal, _clean_nfc))
+    return out
+
+
+def _normal(text: str | None) -> str | None:
+    """Text in NFC; None for no text."""
+    return (text if text.isascii() else nfc(text)) if text else None
 
 
 def _clean_nfc(value: Any) -> str | None:

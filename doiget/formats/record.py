@@ -13,7 +13,7 @@ from urllib.parse import unquote
 from pydantic import ValidationError
 
 from doiget.errors import DoigetError
-from doiget.models import Work, unvalidated
+from doiget.models import COLUMNS, Author, Work, unvalidated
 from doiget.refs import Ref, canonical_doi, dois_in, try_parse
 
 
@@ -155,6 +155,7 @@ def keywords(value: Any) -> list[str]:
         # Scopus and Web of Science join keywords with '; ' (one may hold ', ': "Diabetes Mellitus, Type 2");
         # Better BibTeX with a bare ',' (a Zotero tag may hold '; ': "Handbooks; manuals; etc").
         parts = text.split(";") if ";" in text and not _BARE_COMMA.search(text) else text.split(",")
+        return list(dict.fromkeys(filter(None, [" ".join(part.split()) for part in parts])))  # clean() of text
     return list(dict.fromkeys(t for t in map(clean, parts) if t))
 
 
@@ -297,22 +298,27 @@ def make_record(key: str | None, fields: dict[str, Any], ids: dict[str, str], ta
 @dataclass(slots=True)
 class PlainRecord:
     """A record whose every value has a store column (no ``extra``, names in the author role only, no
-    attachment), kept as the values of its :class:`Work` rather than as one: the import's common path writes
+    attachment), kept as its :class:`Work`'s column values rather than as one: the import's common path writes
     them as they are (:mod:`doiget.services.bibliography`); :meth:`record` is the :class:`ImportRecord`
     :func:`make_record` makes of the same fields (the CSL reader makes both: ``csl_read._plain``)."""
 
-    values: dict[str, Any]  # the Work's fields that say something, in NFC, but its identifiers
-    ids: dict[str, str]  # in the order of ``Work.ids()``
-    key: str | None
+    columns: tuple  # the Work's values of models.COLUMNS, in that order, in NFC; None where it has none
+    authors: list[Author]
+    ids: dict[str, str]  # its identifiers (also in ``columns``), in the order of ``Work.ids()``
+    key: str | None  # the file's key, also its citekey
     tags: list[str]
     problems: list[str]
     inferred: list[str]
 
     def work(self, **more: Any) -> Work:
         """The :class:`Work` ``make_record`` makes of these values (and ``more``)."""
-        return typed_work({**self.values, **self.ids, **more})
+        values = {name: value for name, value in zip(COLUMNS, self.columns) if value is not None}
+        if self.authors:
+            values["authors"] = self.authors
+        if self.key:
+            values["citekey"] = self.key
+        return typed_work({**values, **more})
 
     def record(self) -> ImportRecord:
         return ImportRecord(work=self.work(), key=self.key, tags=self.tags, problems=self.problems,
                             inferred=self.inferred)
-

@@ -154,7 +154,7 @@ def kept_ris_lines(extra: dict[str, Any]) -> str | None:
     read_kept_ris` reads them back. None when there are none."""
     kind = extra.get("ris-type")
     lines = ([("TY", kind)] if isinstance(kind, str) and kind else []) + _kept(extra.get("ris") or {})
-    return "\n".join(f"{tag}  - {' '.join(value.split())}" for tag, value in lines if value.strip()) or None
+    return "\n".join(f"{tag}  - {_one_line(value)}" for tag, value in lines if value.strip()) or None
 
 
 def _kept(ris: dict[str, Any]) -> list[tuple[str, str]]:
@@ -167,10 +167,15 @@ def _kept(ris: dict[str, Any]) -> list[tuple[str, str]]:
     return lines
 
 
+def _one_line(value: str) -> str:
+    """``value`` as one RIS line: its lines joined by a space, each stripped; spaces within a line kept."""
+    return " ".join(line.strip() for line in value.splitlines() if line.strip())
+
+
 def to_ris(works: Sequence[Work]) -> str:
     """RIS records for ``works``, one ``TY`` ... ``ER`` block each; values are folded onto one line."""
     out = []
     for work in works:
-        out += [f"{tag}  - {' '.join(value.split())}" for tag, value in _record(work) if value and value.strip()]
+        out += [f"{tag}  - {_one_line(value)}" for tag, value in _record(work) if value and value.strip()]
         out += ["ER  - ", ""]
     return "\n".join(out)

@@ -33,6 +33,8 @@ _BOLD_FONT = re.compile(r"bold|black|heavy|semibold|demi|medi|[.,-]b$|bd$", re.I
 _RUN = re.compile(r'<(?:(b)><)?(?:(i)><)?span style="font-family:([^;,]*)[^;]*;font-size:([\d.]+)pt[^"]*">([^<]*)</span>')
 _SPACE_RUN = "> </span>"
 _FAMILY_TEXT = re.compile(r'font-family:([^;,"]*)[^>]*>([^<]*)</span>')
+# html.unescape's pattern of a character reference (``&#xe9;``, ``&amp;``): see _unescape_match
+_CHARREF = re.compile(r"&(#[0-9]+;?|#[xX][0-9a-fA-F]+;?|[^\t\n\f <&#;]{1,32};?)")
 GAPLESS = 0.1  # font sizes: words closer than this are not parted by a space
 _ITALIC_FONT = re.compile(r"italic|oblique|[.,]i$", re.I)
 _RENAMED = re.compile(r"Times|Arial|Helvetica|Courier|-")  # names MuPDF's HTML shortens to a family
@@ -104,8 +106,10 @@ def page_blocks(textpage: mupdf.FzStextPage) -> list[tuple[tuple[float, float, f
             text = line.text.strip()
             if text and line.font is not None:
                 html = runs[n] if runs is not None else ""
-                lines.append(_line(line, text, html))
-                if _SPACE_RUN in html and _foreign_spaces(html):
+                spans = html.count("<span")
+                lines.append(_line(line, text, html, spans))
+                # a space run between two runs of another font: three runs at least
+                if spans > 2 and _SPACE_RUN in html and _foreign_spaces(html):
                     spaced.append((block_no, line_no, lines[-1]))
         if lines:
             out.append((_box(block.bbox), lines))
@@ -166,7 +170,8 @@ def _run_arguments() -> tuple[mupdf.FzStextOptions, mupdf.FzMatrix]:
     return mupdf.FzStextOptions(mupdf.FZ_STEXT_PRESERVE_WHITESPACE | mupdf.FZ_STEXT_CLIP), mupdf.FzMatrix()
 
 
-def _line(line: _JsonLine, text: str, html: str) -> Line:
+def _line(line: _JsonLine, text: str, html: str, spans: int) -> Line:
+    """The Line of a line as read (``text``: stripped), given its style runs (``html``, ``spans`` of them)."""
     font = line.font
     size = font.size / SCALE
     box = line.bbox
@@ -174,14 +179,13 @@ def _line(line: _JsonLine, text: str, html: str) -> Line:
     width, height = box.w / SCALE, box.h / SCALE
     name = font.name
     bold = font.weight == "bold" or _bold_font(name)
-    spans = html.count("<span")
-    single = spans == 1
-    lead = -1
     if spans > 1:  # several style runs (blank ones aside): weigh their sizes, check each is bold
         blank_first = line.text[:1].isspace()  # then the JSON's font is a space's
         size, bold, single, lead = _weigh(html, name.partition("+")[2] or name, size, bold, blank_first)
         if lead > 0:  # counted in the line as read: its leading blanks are not in ``text``
             lead = max(0, lead - (len(line.text) - len(line.text.lstrip())))
+    else:
+        single, lead = spans == 1, -1
     upright = len(text) < MIN_ANGLED_CHARS or height <= UPRIGHT_HEIGHT * size or width >= height
     return Line(text, size, (x0, y0, x0 + width, y0 + height), bold, upright, name, single, lead)
 
@@ -210,7 +214,7 @@ def _weigh(html: str, font: str, first_size: float, first_bold: bool,
     same_font = not _renamed(font)  # then checked run by run; a renamed font is one run or not single
     companion = font + "+"
     for b, italic, family, size, raw in _RUN.findall(html):
-        text = unescape(raw) if "&" in raw else raw
+        text = _CHARREF.sub(_unescape_match, raw) if "&" in raw else raw
         chars = len(text.strip())
         read += len(text)
         if not chars:
@@ -240,6 +244,17 @@ def _weigh(html: str, font: str, first_size: float, first_bold: bool,
 def _box(box: _Box) -> tuple[float, float, float, float]:
     x, y = box.x / SCALE, box.y / SCALE
     return x, y, x + box.w / SCALE, y + box.h / SCALE
+
+
+def _unescape_match(match: re.Match[str]) -> str:
+    """``html.unescape`` of one character reference: a run's text unescaped a reference at a time is its
+    ``unescape`` (each reference is read by itself), the few the writer uses cached."""
+    return _unescape_reference(match.group())
+
+
+@lru_cache(maxsize=1024)
+def _unescape_reference(reference: str) -> str:
+    return unescape(reference)
 
 
 @lru_cache(maxsize=1024)

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import mcp_types as types
 
-from doiget.config import PROFILES, Config, load_config
+from doiget.config import PROFILES, Config
 
 if TYPE_CHECKING:
     from doiget.mcp.tools.spec import ToolSpec

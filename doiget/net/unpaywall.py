@@ -44,10 +44,6 @@ class OaInfo(BaseModel):
     def url(self) -> str | None:
         return self.best.url if self.best else None
 
-    def pdf_urls(self) -> list[str]:
-        """Every distinct direct-PDF URL, best location first."""
-        ordered = ([self.best] if self.best else []) + self.locations
-        return list(dict.fromkeys(loc.url_for_pdf for loc in ordered if loc.url_for_pdf))
 
 
 def oa_info(http: Http, doi: Ref) -> OaInfo:

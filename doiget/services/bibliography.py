@@ -38,7 +38,7 @@ from doiget.formats.record import EMPTY, PlainRecord
 from doiget.formats.fields import BABEL_LANGUAGES
 from doiget.gcpause import gc_paused
 from doiget.identity import Marks, Side, decide, marks_agree, normalised_title
-from doiget.models import ET_AL, ID_FIELDS, IMPORT_SOURCE, Entry, Work, spells_other_type
+from doiget.models import COLUMNS, ET_AL, ID_FIELDS, IMPORT_SOURCE, SCALAR_FIELDS, Entry, Work, spells_other_type
 from doiget.services import checks, retractions, searching
 from doiget.services.session import Session
 from doiget.store import bulk, citekeys, rows
@@ -161,17 +161,17 @@ class _Item:
             self.work, self.plain = self.plain.work(sources=[IMPORT_SOURCE]), None  # as _group gives every record
         return self.work
 
-    def entry_values(self) -> dict[str, Any]:
-        """Its work's values by field, every field, as :func:`doiget.store.bulk.insert_works` writes them."""
+    def entry_values(self) -> bulk.NewWork:
+        """Its work's values, as :func:`doiget.store.bulk.insert_works` writes them."""
         if self.plain is None:
-            return self.work.__dict__
-        return {**_PLAIN_ENTRY, **self.plain.values, **self.plain.ids}
+            return bulk.work_values(self.work)
+        return self.plain.columns, self.plain.authors, _NO_ROLES, _IMPORTED, _NO_EXTRA
 
     def retire(self) -> None:
         """Once written, keep only what later records of the file are matched against."""
         if self.plain is not None:  # known by its identifiers, so matched by no marks
-            values = self.plain.values
-            self.seen = _Seen(self.plain.ids, values.get("title"), values.get("year"), self.file_key, _NO_MARKS)
+            columns = self.plain.columns
+            self.seen = _Seen(self.plain.ids, columns[_TITLE], columns[_YEAR], self.file_key, _NO_MARKS)
             self.plain, self.tags = None, []
             return
         titled = self.keys[0][0] == "title"  # only an item known by its title is matched by its marks
@@ -180,9 +180,11 @@ class _Item:
         self.work, self.tags = None, []
 
 
-# A plain record's work but for its values (only read: insert_works changes none of them).
-_PLAIN_ENTRY = {**dict.fromkeys(Work.model_fields), "authors": [], "contributors": {}, "extra": {},
-                "sources": [IMPORT_SOURCE]}
+# What a plain record's work holds but for its columns and authors (only read: insert_works changes none of them).
+_NO_ROLES: dict[str, list] = {}
+_IMPORTED = [IMPORT_SOURCE]
+_NO_EXTRA: dict[str, Any] = {}
+_TITLE, _YEAR = COLUMNS.index("title"), COLUMNS.index("year")
 
 
 @dataclass
@@ -319,8 +321,8 @@ def _group(records: Iterable[ImportRecord | PlainRecord], report: list[dict[str,
             keys = list(record.ids.items())
             if keys and not any(map(owner.__contains__, keys)):  # the common path: no earlier record to join
                 report.append(row := _row(index, record))
-                item = _Item(index, None, _keyword_tags(record.tags, row), frozenset(record.inferred), plain=record)
-                item.keys = keys
+                item = _Item(index, None, _keyword_tags(record.tags, row) if record.tags else [],
+                             frozenset(record.inferred), keys=keys, plain=record)
                 for key in keys:
                     owner[key] = [item]
                 yield item
@@ -468,7 +470,7 @@ def _write_chunk(conn: Connection, items: list[_Item], extra_tags: list[str],
     retire them (:meth:`_Item.retire`)."""
     by_kind: dict[str, list[str]] = {kind: [] for kind in ID_FIELDS}
     for item in items:
-        item.file_key = item.work.citekey if item.plain is None else item.plain.values.get("citekey")
+        item.file_key = item.work.citekey if item.plain is None else item.plain.key
         for kind, value in item.keys:
             if kind != "title":
                 by_kind[kind].append(value)
@@ -476,9 +478,10 @@ def _write_chunk(conn: Connection, items: list[_Item], extra_tags: list[str],
     for kind, values in by_kind.items():
         known.update({(kind, value): entry_id for value, entry_id in bulk.stored_ids(conn, kind, values).items()})
     _known_tags(conn, [name for item in items for name in item.tags + extra_tags], tag_ids)
-    for item in items:
-        if item.tags:
-            _spelling(report[item.index], item.tags, tag_ids)
+    if otherwise := {name for item in items for name in item.tags if tag_ids[name.lower()][1] != name}:
+        for item in items:
+            if not otherwise.isdisjoint(item.tags):
+                _spelling(report[item.index], item.tags, tag_ids)
     candidates = {entry_id for entry_id in known.values()}
     stored = {entry.id: entry for entry in entry_store.load(conn, candidates)} if candidates else {}
     new, updates = [], []
@@ -522,9 +525,18 @@ def _write_chunk(conn: Connection, items: list[_Item], extra_tags: list[str],
         if (citekey := values.get("citekey", entry.citekey)) is not None:
             report[item.index]["citekey"] = citekey
     bulk.update_works(conn, column_updates, name_updates)
-    entry_ids = bulk.insert_works(conn, [item.entry_values() for item in new],
-                                  [_new_key(item, keys_taken, report[item.index]) for item in new],
-                                  [_tag_ids(item, extra_tags, tag_ids) for item in new])
+    works, keys, tagged = [], [], []
+    for item in new:
+        works.append(item.entry_values())
+        given, row = item.file_key, report[item.index]
+        if given and (folded := given.lower()) not in keys_taken and citekeys.VALID_KEY.match(given):
+            keys_taken.add(folded)  # the record's own key, and free: what _new_key gives it
+            keys.append(given)
+            row["citekey"] = given
+        else:
+            keys.append(_new_key(item, keys_taken, row))
+        tagged.append(_tag_ids(item, extra_tags, tag_ids) if item.tags or extra_tags else ())
+    entry_ids = bulk.insert_works(conn, works, keys, tagged)
     for item, entry_id in zip(new, entry_ids):
         item.entry_id = entry_id
     bulk.add_tags(conn, [(item.entry_id, tag_id) for item in items if item.merged
@@ -551,7 +563,7 @@ def _new_key(item: _Item, taken: set[str], row: dict[str, Any]) -> str:
     return key
 
 
-_POLICY_COLUMNS = tuple(c for c in entry_store.SCALAR_FIELDS if c not in entry_store.UPSTREAM_FACTS)
+_POLICY_COLUMNS = tuple(c for c in SCALAR_FIELDS if c not in entry_store.UPSTREAM_FACTS)
 
 
 def _same(name: str, stored: Any, incoming: Any) -> bool:
@@ -689,11 +701,14 @@ def _tag_ids(item: _Item, extra_tags: list[str], tag_ids: dict[str, tuple[int, s
 
 
 def _fetchable(store: Store, items: list[_Item]) -> list[str]:
+    """The refs of the items that have an identifier and whose entry has no PDF. Only an entry the library held
+    may have one: a new entry's id was never an entry's before (:func:`doiget.store.bulk.insert_works`), and
+    artefacts go with their entry."""
     with_ids = [item for item in items if item.ref]
     with store.read() as conn:
         with_pdf = {entry_id for (entry_id,) in rows.rows_for(
             conn, f"SELECT DISTINCT entry_id FROM artefacts WHERE kind = 'pdf' AND entry_id {rows.IN_VALUES}",
-            [item.entry_id for item in with_ids])}
+            [item.entry_id for item in with_ids if item.merged])}
     return [item.ref for item in with_ids if item.entry_id not in with_pdf]
 
 

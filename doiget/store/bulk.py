@@ -7,19 +7,18 @@ import string
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from operator import itemgetter
+from operator import attrgetter, itemgetter
 from typing import Any
 
 from sqlalchemy import Connection
 
-from doiget.models import ID_FIELDS, Work
-from doiget.store.entries import SCALAR_FIELDS, dump_extra
+from doiget.models import COLUMNS, Author, Work
+from doiget.store.entries import dump_extra
 from doiget.store.names import replace_names, write_names
 from doiget.store.rows import IN_VALUES, insert_rows, rows_for
 from doiget.store.search import summary_row
 from doiget.store.store import now
 
-_COLUMNS = ID_FIELDS + SCALAR_FIELDS
 
 
 def stored_ids(conn: Connection, kind: str, values: Iterable[str]) -> dict[str, int]:
@@ -28,11 +27,20 @@ def stored_ids(conn: Connection, kind: str, values: Iterable[str]) -> dict[str, 
     return {value.lower() if kind == "doi" else value: entry_id for value, entry_id in rows}  # doi is NOCASE
 
 
-def insert_works(conn: Connection, works: Sequence[Mapping[str, Any]], citekeys: Sequence[str],
+# A new entry's values: its models.COLUMNS values (in that order), authors, contributors by role, sources, extra.
+NewWork = tuple[tuple, Sequence[Author], Mapping[str, Sequence[Author]], Sequence[str], Mapping[str, Any]]
+
+
+def work_values(work: Work) -> NewWork:
+    """``work``'s values as :func:`insert_works` takes them."""
+    return _column_values(work.__dict__), work.authors, work.contributors, work.sources, work.extra
+
+
+def insert_works(conn: Connection, works: Sequence[NewWork], citekeys: Sequence[str],
                  tag_ids: Sequence[Iterable[int]]) -> list[int]:
-    """Insert ``works`` (each the values of a :class:`Work` by field, every field: a Work's ``__dict__``), none
-    of which shares an identifier with a stored entry, each with its citation key (in place of the work's) and
-    tags; returns their new entry ids in order (never ids a deleted entry had)."""
+    """Insert ``works`` (each a :data:`NewWork`), none of which shares an identifier with a stored entry, each with
+    its citation key (in place of the work's) and tags; returns their new entry ids in order (never ids a deleted
+    entry had)."""
     if not works:
         return []
     first = conn.exec_driver_sql(
@@ -42,27 +50,26 @@ def insert_works(conn: Connection, works: Sequence[Mapping[str, Any]], citekeys:
     stamp = now()
     sources: dict[tuple[str, ...], str] = {}
     rows = []
-    for entry_id, values, citekey in zip(entry_ids, works, citekeys):
-        listed = tuple(values["sources"])
-        rows.append((entry_id, *_column_values(values), 0,
-                     sources.get(listed) or sources.setdefault(listed, json.dumps(values["sources"])),
-                     stamp, stamp, citekey, dump_extra(values["extra"])))
+    for entry_id, (columns, _, _, listed, extra), citekey in zip(entry_ids, works, citekeys):
+        listed = tuple(listed)
+        rows.append((entry_id, *columns, 0, sources.get(listed) or sources.setdefault(listed, json.dumps(list(listed))),
+                     stamp, stamp, citekey, dump_extra(extra) if extra else None))
     tagged = [(entry_id, tag_id) for entry_id, tags in zip(entry_ids, tag_ids) for tag_id in tags]
     with _index_once(conn):
         insert_rows(conn, "entries", _ENTRY_COLUMNS, rows, _ENTRY_DEFAULTS)
-        people = write_names(conn, [(entry_id, values["authors"], values["contributors"])
-                                    for entry_id, values in zip(entry_ids, works)])
+        people = write_names(conn, [(entry_id, work[1], work[2]) for entry_id, work in zip(entry_ids, works)])
         add_tags(conn, tagged)
         tags = _tag_names(conn, tagged)
         index_entries(conn, entry_ids, people, {entry_id: " ".join(names) for entry_id, names in tags.items()})
-        summarise(conn, [summary_row(entry_id, [a.name for a in values["authors"]], tags.get(entry_id, ()))
-                         for entry_id, values in zip(entry_ids, works)])
+        summarise(conn, [summary_row(entry_id, list(map(_NAME, work[1])), tags.get(entry_id, ()))
+                         for entry_id, work in zip(entry_ids, works)])
     return entry_ids
 
 
-_ENTRY_COLUMNS = ("id", *_COLUMNS, "is_stub", "sources", "created_at", "updated_at", "citekey", "extra")
-_ENTRY_DEFAULTS = {**dict.fromkeys(_COLUMNS + ("extra",)), "is_stub": 0}
-_column_values = itemgetter(*_COLUMNS)
+_ENTRY_COLUMNS = ("id", *COLUMNS, "is_stub", "sources", "created_at", "updated_at", "citekey", "extra")
+_ENTRY_DEFAULTS = {**dict.fromkeys(COLUMNS + ("extra",)), "is_stub": 0}
+_column_values = itemgetter(*COLUMNS)
+_NAME = attrgetter("name")
 _NOCASE = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)  # SQLite's NOCASE folds ASCII only
 
 

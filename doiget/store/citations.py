@@ -71,17 +71,11 @@ def save_cited_works(conn: Connection, citing_id: int, works: Iterable[Work], so
     return add_edges(conn, [(citing_id, c) for c in cited], source)
 
 
-def stub_id(conn: Connection, ref: Ref) -> int:
-    """The entry carrying ``ref``, created as a stub (a work known only as a citation) if absent."""
-    found = entry_store.find_id(conn, ref)
-    return found if found is not None else entry_store.upsert_work(conn, Work(**{ref.kind: ref.id}), stub=True)
-
-
 def stub_ids(conn: Connection, refs: list[Ref]) -> list[int]:
-    """:func:`stub_id` of each of ``refs``; those the library holds are read in one query per identifier kind
-    (a work's 70 references were 70 queries, most of a batch fetch's time in the database), not looked up
-    again one by one. The query returns the value asked for, matched by the column's own collation (DOIs:
-    NOCASE), as ``find_id``."""
+    """The entry carrying each of ``refs``, created as a stub (a work known only as a citation) if absent. Those
+    the library holds are read in one query per identifier kind (a work's 70 references were 70 queries, most of
+    a batch fetch's time in the database); the query returns the value asked for, matched by the column's own
+    collation (DOIs: NOCASE), as ``find_id``."""
     held: dict[tuple[str, str], int] = {}
     for kind in {ref.kind for ref in refs} & set(ID_FIELDS):
         asked = json.dumps([ref.id for ref in refs if ref.kind == kind])

@@ -8,7 +8,7 @@ from sqlalchemy import Connection, text
 
 from doiget.errors import DoigetError, ErrorCode
 from doiget.identity import normalised_title
-from doiget.models import ID_FIELDS
+from doiget.models import COLUMNS
 from doiget.store import entries as entry_store
 from doiget.text import fold
 
@@ -56,7 +56,7 @@ def merge(conn: Connection, keep: int, drop: int, *, force: bool = False) -> dic
     if a.doi and b.doi and a.doi.lower() != b.doi.lower() and not force:
         raise DoigetError(ErrorCode.INVALID_INPUT, f"entries #{keep} and #{drop} have different DOIs ({a.doi} / "
                           f"{b.doi}); a DOI is a work's identity. Pass force to merge them anyway")
-    differing = {name: getattr(b, name) for name in (*ID_FIELDS, *entry_store.SCALAR_FIELDS)
+    differing = {name: getattr(b, name) for name in COLUMNS
                  if getattr(b, name) not in (None, "") and getattr(a, name) not in (None, "")
                  and getattr(a, name) != getattr(b, name)}
     if b.authors and a.authors and [x.name for x in a.authors] != [x.name for x in b.authors]:

@@ -9,16 +9,13 @@ from sqlalchemy import Connection, bindparam, text
 
 from doiget.errors import DoigetError, ErrorCode
 from doiget.formats.keys import key_aliases, with_key_alias
-from doiget.models import ET_AL, ID_FIELDS, IMPORT_SOURCE, Artefact, Entry, Work
+from doiget.models import COLUMNS as _COLUMNS, ET_AL, IMPORT_SOURCE, Artefact, Entry, Work
 from doiget.refs import CITEKEY, Ref
 from doiget.store import citekeys
 from doiget.store import updates as update_store
-from doiget.store.names import author_key, read_names, replace_names, write_names  # noqa: F401 - author_key re-exported
+from doiget.store.names import read_names, replace_names, write_names
 from doiget.store.store import like_literal, now
 
-SCALAR_FIELDS = ("title", "abstract", "venue", "year", "published", "type", "publisher", "volume", "issue",
-                 "pages", "url", "license", "language", "oa_status", "oa_url", "cited_by_count")
-_COLUMNS = ID_FIELDS + SCALAR_FIELDS
 # What sources say of a work now rather than what it is: upstream metadata always refreshes them.
 UPSTREAM_FACTS = ("oa_status", "oa_url", "cited_by_count")
 

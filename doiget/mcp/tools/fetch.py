@@ -98,7 +98,6 @@ NETWORK_COSTS = "Network (5/s, cached)"
 NETWORK_LOG = "Logs requests, caches answers"
 REFRESH = "Adds or refreshes the entry, keeping imported fields (destructive)"
 LOOKUP = "None: nothing stored or logged"
-PDF_STATUSES = "fetched / already_present / no_oa_url / blocked / failed"
 
 FETCH_TOOLS: list[ToolSpec] = [
     ToolSpec("doiget_resolve_paper", "Resolve a paper", "Authoritative metadata for an identifier (Crossref, "

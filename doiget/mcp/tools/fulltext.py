@@ -94,8 +94,6 @@ def _fetch_fulltext(lib: LibraryAccess, p: RefParams) -> dict[str, Any]:
     return {**to_json(result), "text_uri": text_uri(result.id)}
 
 
-TEXT_LIMITS = f"At most {MAX_CHARS:,} characters per call; follow next_offset (or next_uri) for the rest."
-
 FULLTEXT_TOOLS: list[ToolSpec] = [
     ToolSpec("doiget_paper_text", "Read a paper", "One page of a stored paper's full text as sectioned Markdown "
              "(headings # / ## / ###), read from ar5iv HTML, JATS or BioC before the PDF.",
