@@ -408,3 +408,112 @@ def test_what_a_compiled_query_is_made_of(query, one_term, phrase):
 
     match = compile_query(query, search_store.ENTRY_FTS_COLUMNS)
     assert (search_store.is_one_term(match), search_store._holds_phrase(match)) == (one_term, phrase)
+
+
+def _plain_page(conn, match: str) -> list[tuple[int, float]]:
+    """Plain bm25's ranking of the non-stub entries matching ``match``, on the library's own index."""
+    weights = ", ".join(map(str, search_store.ENTRY_FTS_WEIGHTS))
+    return [tuple(r) for r in conn.execute(
+        f"SELECT rowid, bm25(entries_fts, {weights}) AS s FROM entries_fts WHERE entries_fts MATCH ? "
+        "AND rowid NOT IN (SELECT id FROM entries WHERE is_stub = 1) ORDER BY s, rowid", (match,))]
+
+
+def _pages(lib, match: str, cases) -> list[tuple[list[dict], list[str], list[dict]]]:
+    """For each (limit, offset): page()'s hits, the statements it ran, and the same hits as shown() shows them."""
+    out = []
+    with lib.store.query_raw("test") as conn:
+        for limit, offset in cases:
+            statements: list[str] = []
+            conn.set_trace_callback(lambda sql: sql.startswith("--") or statements.append(sql))  # (not nested ones)
+            try:
+                got = search_store.page(conn, match, limit, offset)
+            finally:
+                conn.set_trace_callback(None)
+            shown = search_store.shown(conn, match, [hit["id"] for hit in got])
+            out.append((got, statements, [{**shown[hit["id"]], "score": hit["score"]} for hit in got]))
+    return out
+
+
+def _rare_said(conn, word: str, few: int) -> set:
+    """What the one-word statement's test says on the rows matching ``word``."""
+    return {rare for rare, in conn.execute(f"SELECT {search_store._RARE} FROM entries_fts WHERE entries_fts MATCH "
+                                           ":match", {"match": f'"{word}"', "few": few})}
+
+
+def test_the_idf_test_says_whether_fewer_than_so_many_rows_match(corpus, tmp_path):
+    """The one-word statement's test of how many rows match, read off two bm25 scores of each row: in a library
+    whose ids have no gaps it says exactly whether fewer than ``few`` rows match, on every row, with SQLite's
+    ``ln`` or doiget's own (for SQLite built without it), wherever ``few`` is under half the library (false
+    beyond); where entries were deleted it never says so wrongly."""
+    lib, bare, _ = corpus
+    plain = sqlite3.connect(lib.store.path)
+    plain.create_function("ln", 1, search_store.ln, deterministic=True)
+    counts = {word: len(plain_bm25(bare, set(), f'"{word}"', 1000)) for word in WORDS + ["ink"]}
+    said = set()
+    with lib.store.query_raw("test") as conn:
+        for word, matches in counts.items():
+            for few in {2, 5, 21, max(1, matches - 1), matches + 1, 120}:  # (at few == matches rounding decides)
+                for db in (conn, plain):
+                    rows = _rare_said(db, word, few)
+                    assert rows == {int(matches < few)} if 2 * few < 300 else not any(rows), (word, few)
+                said.add(matches < few)
+    assert said == {True, False}
+    with open_library(tmp_path) as gaps:
+        with gaps.store.write() as conn:
+            for i in range(120):
+                entry_store.upsert_work(conn, Work(doi=f"10.1000/{i}", title=_words(random.Random(i), 6)))
+        for i in range(0, 120, 3):
+            gaps.delete(f"10.1000/{i}")
+        with gaps.store.query_raw("test") as conn:
+            for word in WORDS:
+                matches = conn.execute("SELECT count(*) FROM entries_fts WHERE entries_fts MATCH ?",
+                                       (f'"{word}"',)).fetchone()[0]
+                for few in (2, 5, 21, matches, matches + 1):
+                    rows = _rare_said(conn, word, few)
+                    assert not (1 in rows and matches >= few), (word, few)
+
+
+def test_a_rare_word_is_ranked_and_shown_by_one_statement(tmp_path):
+    """A word whose matches all fit on the page (stubs among them) is ranked and shown by one statement in a
+    small library; with more matches than the page its snippets are read by a second one; short of the page
+    (stubs may crowd the first statement's margin) it is counted and ranked again. Every page is plain bm25's,
+    offsets counting only the entries, each hit as shown() shows it."""
+    with open_library(tmp_path) as lib:
+        with lib.store.write() as conn:
+            for i in range(100):
+                entry_store.upsert_work(conn, Work(doi=f"10.2/{i}", title=f"filler {i}"))
+            for i in range(12):  # stubs with short titles outrank the entries' longer ones
+                stub = i % 3 == 0
+                entry_store.upsert_work(conn, Work(doi=f"10.1/{i}", title="okapi" + " word" * (0 if stub else 1 + i % 4),
+                                                   abstract=None if stub else f"an okapi, number {i}"), stub=stub)
+        with lib.store.query_raw("test") as conn:
+            expected = _plain_page(conn, '"okapi"')
+        assert len(expected) == 8
+        cases = ((20, 0), (12, 0), (10, 2), (6, 6), (3, 2), (2, 7), (4, 0))
+        for (limit, offset), (got, statements, shown) in zip(cases, _pages(lib, '"okapi"', cases)):
+            assert [(hit["id"], hit["score"]) for hit in got] == expected[offset:offset + limit], (limit, offset)
+            assert got == shown and all("**" in hit["snippet"] for hit in got)
+            rare = 12 <= offset + limit  # the matches, stubs too, all fit on the page
+            assert (len(statements) == 1) is rare, (limit, offset)
+            assert rare or len(got) < limit or len(statements) == 2, (limit, offset)
+
+
+def test_a_word_whose_top_is_crowded_by_stubs_is_ranked_again(tmp_path):
+    """A word with more matches than the page, in a small library: its page is read from its top rows with a
+    margin for stubs; where stubs crowd that margin the page is ranked again: plain bm25's either way."""
+    with open_library(tmp_path) as lib:
+        with lib.store.write() as conn:
+            for i in range(60):
+                entry_store.upsert_work(conn, Work(doi=f"10.2/{i}", title=f"filler {i}"))
+            for i in range(30):
+                entry_store.upsert_work(conn, Work(doi=f"10.1/s{i}", title=f"zebra {i}"), stub=True)
+                entry_store.upsert_work(conn, Work(doi=f"10.1/e{i}", title=f"Paper {i}",
+                                                   abstract="about a zebra " + "word " * (i % 7)))
+        with lib.store.query_raw("test") as conn:
+            expected = _plain_page(conn, '"zebra"')
+        assert len(expected) == 30
+        cases = ((6, 0), (10, 0), (4, 2), (20, 5), (7, 25), (5, 40))
+        for (limit, offset), (got, statements, shown) in zip(cases, _pages(lib, '"zebra"', cases)):
+            assert [(hit["id"], hit["score"]) for hit in got] == expected[offset:offset + limit], (limit, offset)
+            assert got == shown and all("**" in hit["snippet"] for hit in got)
+            assert len(statements) > 1

@@ -67,6 +67,8 @@ def find_ids(declared: dict[str, Any], free_text: Iterable[str]) -> tuple[dict[s
             ids[kind] = Ref.of(kind, str(value).strip()).id
         except DoigetError:
             problems.append(f"unreadable {kind} {value!r}")
+    if not free_text and not ids.get("doi", "").startswith("10.48550/arxiv."):
+        return ids, [], problems  # no free text, and no arXiv id in the DOI: the declared ids are all
     found: list[Ref | None] = []
     for text in filter(None, free_text):
         kind = None

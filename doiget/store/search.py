@@ -7,8 +7,10 @@ it enters) — about ``k·(1 + ln(matches/k))`` rows for a page of k — and the
 has_pdf, update status) only for the page. That is cheapest when the matches are few, or costly to walk: a
 query holding a phrase, or of several terms in a library of at most :data:`COMMON_DF` entries (whose count
 would cost a walk too), is answered so unless more than :data:`ONE_PASS_BUDGET` pages' worth of rows enter its
-top; one word or prefix when its count (a cheap walk of one row list, stopping one past the page) says all
-its matches fit on the page (for a word in a small library the same statement counts them first).
+top; one word or prefix in a larger library when its count (a cheap walk of one row list, stopping one past the
+page) says all its matches fit on the page. A word in a small library is ranked by one statement that is not
+preceded by a count: it shows the rows entering its top only if bm25's IDF says all its matches fit on the page
+(:data:`_RARE`); otherwise its page's snippets are read by a second statement (:func:`shown`).
 
 Two passes: other queries are ranked by bm25 alone (stubs dropped from the top rows afterwards,
 :func:`_ranked`), then the page's hits are shown by walking the matches again or looking each hit up
@@ -40,6 +42,7 @@ that is ONE word or prefix (no phrase, operator or column filter) and matches mo
 from __future__ import annotations
 
 import functools
+import math
 import sqlite3
 import threading
 import time
@@ -107,8 +110,18 @@ Error = sqlite3.OperationalError
 
 
 def prepare(conn: sqlite3.Connection) -> None:
-    """Set up a connection the searches will run on (the SQL function the one pass counts rows with)."""
+    """Set up a connection the searches will run on (the SQL function the one pass counts rows with, and
+    ``ln`` where SQLite was built without its math functions)."""
     conn.create_function(_ROW_BUDGET, 0, _entered)
+    try:
+        conn.execute("SELECT ln(1)")
+    except sqlite3.OperationalError:
+        conn.create_function("ln", 1, ln, deterministic=True)
+
+
+def ln(x: float | None) -> float | None:
+    """SQLite's ``ln``: the natural logarithm, NULL (None) for NULL and outside its domain."""
+    return math.log(x) if x is not None and x > 0 else None
 
 
 def page(conn: sqlite3.Connection, match: str, limit: int, offset: int = 0, clauses: Sequence[str] = (),
@@ -131,10 +144,10 @@ def page(conn: sqlite3.Connection, match: str, limit: int, offset: int = 0, clau
     if not one_term:  # several terms, in a large library or more than the page of them
         return _two_passes(conn, match, limit, offset, clauses, params, common=False)
     few = 0 if phrase or "*" in match else wanted + 1  # a prefix's count would expand it once more
-    if few:  # one word in a small library: ranked and shown in one pass if all its matches fit on the page
-        values["few"] = few
-        rows = _one_pass(conn, values, clauses, fits=True)
-        if rows:
+    if few:  # one word in a small library: ranked in one pass, shown in it if its IDF says all its matches fit the page
+        values["few"], values["fetch"] = few, 2 * wanted + _MARGIN
+        rows = _small_word(conn, values, clauses, limit)
+        if rows is not None:
             return rows
     # One word or prefix: counted to one past the page (all matches on it: ranked and shown in one pass) in a
     # small library; in a larger one past COMMON_DF, where it may be common, and a word up to half the entries.
@@ -187,18 +200,20 @@ def _two_passes(conn: sqlite3.Connection, match: str, limit: int, offset: int, c
 
 
 def _one_pass(conn: sqlite3.Connection, values: dict[str, Any], clauses: tuple[str, ...],
-              budget: int | None = None, *, small: bool = False, fits: bool = False) -> list[dict[str, Any]] | None:
+              budget: int | None = None, *, small: bool = False, rare: bool = False) -> list[dict[str, Any]] | None:
     """The page ranked and shown by one statement (what a hit shows is computed only for the rows that enter
     the top ``offset + limit`` as the matches are walked); with ``budget``, None once more than that many
     rows have entered it (the statement is stopped); with ``small``, no rows unless the library holds at most
-    ``values["common"]`` entries; with ``fits``, none unless moreover fewer than ``values["few"]`` rows match
-    (counted by the same statement before its walk)."""
-    only_if = _FEWER if fits else _SMALL if small else None
+    ``values["common"]`` entries. With ``rare`` (one word), snippets only if fewer than ``values["few"]`` rows
+    match (:data:`_RARE`; else None), and without ``clauses`` stubs are dropped from the top ``values["fetch"]``
+    rows, so the page may fall short if they crowd it (exact when every snippet is there: all matches ranked)."""
+    only_if = _SMALL if small else None
     if budget is None:
-        return _hits(conn.execute(_one_pass_sql(clauses, False, only_if), values))
+        return _hits(conn.execute(_one_pass_sql(clauses, _RARE_SNIPPET if rare else _RANKED_SNIPPET, only_if,
+                                                margin=rare and not clauses), values))
     _rows.left, _rows.conn = budget, conn
     try:
-        return _hits(conn.execute(_one_pass_sql(clauses, True, only_if), values))
+        return _hits(conn.execute(_one_pass_sql(clauses, _BUDGETED_SNIPPET, only_if), values))
     except sqlite3.OperationalError:
         if _rows.left >= 0:  # not the budget's doing
             raise
@@ -208,21 +223,48 @@ def _one_pass(conn: sqlite3.Connection, values: dict[str, Any], clauses: tuple[s
 
 
 @functools.cache
-def _one_pass_sql(clauses: tuple[str, ...], budgeted: bool, only_if: str | None = None) -> str:
-    # Per row entering the top only its snippet (counted against the budget); the summary only for the page:
+def _one_pass_sql(clauses: tuple[str, ...], snippet: str, only_if: str | None = None, *, margin: bool = False) -> str:
+    # Per row entering the top only its ``snippet``; the summary only for the page:
     # the ranked page p is a co-routine (a materialised subquery would compute every row's snippet) that
     # CROSS JOIN keeps the outer loop, so the rows come out in its order (an outer ORDER BY would cost a sort).
     # Without filters no entry is read per row: stubs are probed in their small partial index, which stays
     # cached (an entry's row is a random page of a large table: at 1M entries a read per match).
-    # A LIMIT of 0 ends the ranking before its walk starts: how ``only_if`` (SQL) stops it.
-    kept = ("e.is_stub = 0", *clauses) if clauses else (_NO_STUB,)
+    # With ``margin`` stubs are ranked too (no probe per match), the top :fetch rows, and dropped as the page's
+    # entries are read. A LIMIT of 0 ends the ranking before its walk starts: how ``only_if`` (SQL) stops it.
+    kept = ("e.is_stub = 0", *clauses) if clauses else () if margin else (_NO_STUB,)
     entries = " JOIN entries e ON e.id = entries_fts.rowid" if clauses else ""
     where = " AND ".join(["entries_fts MATCH :match", *kept])
-    snippet = f"{_RANKED_SNIPPET} || {_ROW_BUDGET}()" if budgeted else _RANKED_SNIPPET  # (no argument: no string to convert)
-    limit = f"CASE WHEN {only_if} THEN :limit ELSE 0 END" if only_if else ":limit"
+    limit, offset = (":fetch", "") if margin else (":limit", " OFFSET :offset")
+    if only_if:
+        limit = f"CASE WHEN {only_if} THEN {limit} ELSE 0 END"
+    page_of = " WHERE e.is_stub = 0 LIMIT :limit OFFSET :offset" if margin else ""
     return (f"SELECT e.id, p.score, {_summary_columns('p.snippet')} FROM (SELECT entries_fts.rowid AS id, "
             f"{_BM25} AS score, {snippet} AS snippet FROM entries_fts{entries} WHERE {where} "
-            f"ORDER BY score, id LIMIT {limit} OFFSET :offset) p CROSS JOIN entries e ON e.id = p.id")
+            f"ORDER BY score, id LIMIT {limit}{offset}) p CROSS JOIN entries e ON e.id = p.id{page_of}")
+
+
+def _small_word(conn: sqlite3.Connection, values: dict[str, Any], clauses: tuple[str, ...],
+                limit: int) -> list[dict[str, Any]] | None:
+    """The page of one word in a library of at most ``values["common"]`` entries, ranked by one statement
+    (:func:`_one_pass` with ``rare``), its snippets read by a second one (:func:`shown`'s way) unless the word is
+    rare; None where that statement cannot tell the page: in a larger library, for no rows, or for a page left
+    short where stubs may have crowded the statement's margin."""
+    started = time.thread_time()
+    hits = _one_pass(conn, values, clauses, small=True, rare=True)
+    if not hits:
+        return None
+    for hit in hits:
+        if hit["snippet"] is None:
+            break
+    else:  # rare: every match was ranked
+        return hits
+    if len(hits) < limit and not clauses:
+        return None
+    seek = time.thread_time() - started > SEEK_AFTER * len(hits)
+    snippets = _snippets(conn, values["match"], [hit["id"] for hit in hits], seek=seek)
+    for hit in hits:
+        hit["snippet"] = snippets[hit["id"]]
+    return hits
 
 
 def _entered() -> str:
@@ -308,10 +350,19 @@ _COUNT_SQL = ("SELECT (SELECT max(id) FROM entries) > :common, (SELECT count(*) 
               "WHERE entries_fts MATCH :match LIMIT CASE WHEN (SELECT max(id) FROM entries) > :common "
               "THEN max(:many, :half * ((SELECT max(id) FROM entries) + 1) / 2) ELSE :few END))")
 _ENTRIES_SQL = "SELECT count(*) FROM entries"
-# Whether the library holds at most :common entries and fewer than :few rows match :match (a walk of at most
-# :few rows, skipped in a larger library, where the count is needed anyway).
-_FEWER = (f"{_SMALL} AND (SELECT count(*) FROM (SELECT 1 FROM entries_fts "
-          "WHERE entries_fts MATCH :match LIMIT :few)) < :few")
+# Whether fewer than :few rows match the one term :match, read off the row's bm25 (a sufficient test, not a
+# count). FTS5's bm25 of one term is -IDF·2.2·F/(F + K), F the row's weighted term frequency, K its length term
+# (k1 + 1 = 2.2), IDF = ln((N - n + 0.5) / (n + 0.5)) for n of the N rows matching: with every weight doubled F
+# doubles, so 1/bm25 - 2/bm25(doubled weights) is 1/(2.2·IDF) for every row. An IDF above that of :few matches
+# among max(id) >= N rows means fewer match (or as many, by rounding where the two are equal: still no more
+# than the statement's margin holds). The bound is computed once per statement; false or NULL where
+# max(id) <= 2·:few: a word there is counted.
+_RARE = (f"1.0 / {_BM25} - 2.0 / bm25(entries_fts, {', '.join(str(2 * w) for w in ENTRY_FTS_WEIGHTS)}) "
+         "< (SELECT 1.0 / (2.2 * ln((max(id) - :few + 0.5) / (:few + 0.5))) FROM entries)")
+# The one pass's snippet counting the rows entering the top against the budget (doiget_row_budget() takes no
+# argument: no string to convert); for one word, only if it is rare.
+_BUDGETED_SNIPPET = f"{_RANKED_SNIPPET} || {_ROW_BUDGET}()"
+_RARE_SNIPPET = f"CASE WHEN {_RARE} THEN {_RANKED_SNIPPET} END"
 
 
 @functools.cache
@@ -336,11 +387,20 @@ def shown(conn: sqlite3.Connection, match: str, ids: Sequence[int], *, seek: boo
     with ``seek`` looking each id up in the index (cheaper when the matches are many or costly)."""
     if not ids:
         return {}
-    marks = ", ".join("?" * len(ids))
     rows = conn.execute(f"SELECT e.id, NULL, {_summary_columns()} FROM entries_fts "
-                        f"JOIN entries e ON e.id = entries_fts.rowid WHERE entries_fts MATCH ? "
-                        f"AND {'' if seek else '+'}entries_fts.rowid IN ({marks})", (match, *ids))
+                        f"JOIN entries e ON e.id = entries_fts.rowid {_among(len(ids), seek)}", (match, *ids))
     return {hit["id"]: hit for hit in _hits(rows)}
+
+
+def _snippets(conn: sqlite3.Connection, match: str, ids: Sequence[int], *, seek: bool) -> dict[int, str]:
+    """The snippet of ``match`` of each of ``ids``, read as :func:`shown` reads it."""
+    return dict(conn.execute(f"SELECT rowid, {SNIPPET} FROM entries_fts {_among(len(ids), seek)}", (match, *ids)))
+
+
+def _among(count: int, seek: bool) -> str:
+    """SQL: the matches of the first parameter among the ``count`` ids that follow it, walked or with ``seek``
+    looked up one by one."""
+    return f"WHERE entries_fts MATCH ? AND {'' if seek else '+'}entries_fts.rowid IN ({', '.join('?' * count)})"
 
 
 def _hits(rows: Iterable[Sequence[Any]]) -> list[dict[str, Any]]:
