@@ -38,12 +38,23 @@ async def session_calls(home, calls, **env):
         return tools, results
 
 
-@pytest.fixture
-def demo_home(tmp_path):
-    home = tmp_path / "lib"
+def _demo_home(directory):
+    home = directory / "lib"
     with open_library(home) as lib:
         load_demo(lib)
     return home
+
+
+@pytest.fixture(scope="module")
+def demo_home(tmp_path_factory):
+    """The module's demo library, shared by the tests whose calls only read."""
+    return _demo_home(tmp_path_factory.mktemp("demo"))
+
+
+@pytest.fixture
+def own_demo_home(tmp_path):
+    """A demo library of the test's own, for tests whose calls write (or try to)."""
+    return _demo_home(tmp_path)
 
 
 def walk_schema(schema):
@@ -89,8 +100,8 @@ def test_tool_table_is_well_formed(demo_home):
     assert {"doiget_info", "doiget_search_local", "doiget_health"} <= read_only
 
 
-def test_every_tool_with_good_input(demo_home):
-    with open_library(demo_home) as lib:
+def test_every_tool_with_good_input(own_demo_home):
+    with open_library(own_demo_home) as lib:
         ref = str(lib.search("fuzzing")[0].ref)
         key = lib.info(ref).citekey
     calls = [
@@ -106,7 +117,7 @@ def test_every_tool_with_good_input(demo_home):
         ("doiget_health", {}),
         ("doiget_capability_profile", {}),
     ]
-    _, results = anyio.run(session_calls, demo_home, calls)
+    _, results = anyio.run(session_calls, own_demo_home, calls)
     assert all(r["ok"] for r in results), results
     search, info, by_key, recent, pdf, tag, annotate, search2, clear, health, profile = results
     assert search["hits"][0]["ref"] == ref and info["entry"]["title"].startswith("Active Fuzzing")
@@ -165,9 +176,9 @@ def test_inspector_cli_style_string_and_null_arguments(demo_home):
     assert not any("anyOf" in prop for t in tools for prop in t.input_schema.get("properties", {}).values())
 
 
-def test_read_only_profile_denies_writes(demo_home):
+def test_read_only_profile_denies_writes(own_demo_home):
     calls = [("doiget_tag", {"ref": "arxiv:1202.4527", "add": ["x"]}), ("doiget_capability_profile", {})]
-    _, (tag, profile) = anyio.run(partial(session_calls, demo_home, calls, DOIGET_PROFILE="read-only"))
+    _, (tag, profile) = anyio.run(partial(session_calls, own_demo_home, calls, DOIGET_PROFILE="read-only"))
     assert tag["error"]["code"] == "CAPABILITY_DENIED"
     enabled = {t["name"]: t["enabled"] for t in profile["tools"]}
     assert enabled["doiget_tag"] is False and enabled["doiget_search_local"] is True
