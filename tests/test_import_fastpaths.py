@@ -151,3 +151,11 @@ CSL_VALUE = JSON | st.lists(st.dictionaries(st.sampled_from(["family", "given", 
 def test_generated_csl_items_give_the_same_work_either_way(item):
     with pytest.MonkeyPatch.context() as monkeypatch:
         _same(*_both_ways(monkeypatch, item))
+
+
+def test_names_of_numbers_and_booleans_are_each_read_as_written():
+    """1, 1.0 and True are one dictionary key: the file's memo of names must not give one the Author of another."""
+    items = [{"id": f"k{i}", "title": "T", "author": [{"family": value, "given": "X"}]}
+             for i, value in enumerate([1, True, 1.0, "1", 1, True])]
+    names = [record.work.authors[0].name for record in csl_read.parse_csl(json.dumps(items))]
+    assert names == ["X 1", "X True", "X 1.0", "X 1", "X 1", "X True"]

@@ -122,8 +122,8 @@ def _rich_text(value: Any) -> tuple[str | None, str | None]:
 
 
 class Memo:
-    """What the records of one file share, each worked out once: the Author of each distinct name object
-    (the records share it; Authors are never changed in place), the text of each distinct string of the
+    """What the records of one file share, each worked out once: the Author of each distinct name object of
+    text values (the records share it; Authors are never changed in place), the text of each distinct string of the
     columns many records repeat (type, volume, issue, publisher, language, venue; also in NFC), the reading of each distinct
     plain issued date (``{"date-parts": [[2020, 5]]}``)."""
 
@@ -177,7 +177,9 @@ def _persons(value: list[Any], names: dict[tuple, Author | None]) -> list[Author
         try:
             author = names[key := tuple(name.items())]
         except KeyError:
-            author = names[key] = csl_author(name)
+            author = csl_author(name)
+            if all(type(value) is str for value in name.values()):  # 1, 1.0 and True are one key but three names
+                names[key] = author
         except (AttributeError, TypeError):  # no object, or an object holding a list or an object
             author = csl_author(name)
         if author:
