@@ -528,13 +528,7 @@ def _write_chunk(conn: Connection, items: list[_Item], extra_tags: list[str],
     works, keys, tagged = [], [], []
     for item in new:
         works.append(item.entry_values())
-        given, row = item.file_key, report[item.index]
-        if given and (folded := given.lower()) not in keys_taken and citekeys.VALID_KEY.match(given):
-            keys_taken.add(folded)  # the record's own key, and free: what _new_key gives it
-            keys.append(given)
-            row["citekey"] = given
-        else:
-            keys.append(_new_key(item, keys_taken, row))
+        keys.append(_new_key(item, keys_taken, report[item.index]))
         tagged.append(_tag_ids(item, extra_tags, tag_ids) if item.tags or extra_tags else ())
     entry_ids = bulk.insert_works(conn, works, keys, tagged)
     for item, entry_id in zip(new, entry_ids):
