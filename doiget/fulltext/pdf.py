@@ -34,10 +34,10 @@ from doiget.fulltext.builder import TextBuilder
 from doiget.fulltext.document import Document
 from doiget.fulltext.hyphens import LINE_BREAKS, Vocabulary, join_lines
 from doiget.fulltext.pdfpage import Line
-from doiget.fulltext.pdffile import PdfFile
 from doiget.fulltext.pdfmeta import SNIFF_PAGES, PdfSniff, Title, letters_and_digits, pdf_title, sniff_document
 
 if TYPE_CHECKING:  # PyMuPDF costs ~0.2 s to import; only PDF work pays it
+    import pymupdf
     from pymupdf import mupdf
 
 HEADING_RATIO = 1.15
@@ -83,10 +83,10 @@ def sniff_pdf(data: bytes) -> PdfSniff:
     """Every identifier (DOI, arXiv id, PMID, PMCID), the title and authors a PDF states (see :mod:`.pdfmeta`)."""
     from pymupdf import mupdf
 
-    doc = _open(data)
-    pages = [mupdf.fz_load_page(doc.this, number) for number in range(min(SNIFF_PAGES, doc.page_count))]
-    textpages = [pdfpage.text_page(page) for page in pages]
-    return sniff_document(doc, textpages, pdf_title(doc, _first_lines(_page_lines(pages[0], textpages[0]))))
+    with _open(data) as doc:
+        pages = [mupdf.fz_load_page(doc.this, number) for number in range(min(SNIFF_PAGES, doc.page_count))]
+        textpages = [pdfpage.text_page(page) for page in pages]
+        return sniff_document(doc, textpages, pdf_title(doc, _first_lines(_page_lines(pages[0], textpages[0]))))
 
 
 def read_pdf(data: bytes) -> tuple[Document, PdfSniff]:
@@ -101,16 +101,16 @@ def _read(data: bytes, sniff: bool) -> tuple[list[_Page], Title | None, PdfSniff
     the PDF says about itself."""
     from pymupdf import mupdf
 
-    doc = _open(data)
-    raw, first = [], []
-    for number in range(doc.page_count):
-        page = mupdf.fz_load_page(doc.this, number)
-        textpage = pdfpage.text_page(page)
-        raw.append(_page_lines(page, textpage))
-        if sniff and number < SNIFF_PAGES:
-            first.append(textpage)
-    title = pdf_title(doc, _first_lines(raw[0]))
-    return raw, title, sniff_document(doc, first, title) if sniff else None
+    with _open(data) as doc:
+        raw, first = [], []
+        for number in range(doc.page_count):
+            page = mupdf.fz_load_page(doc.this, number)
+            textpage = pdfpage.text_page(page)
+            raw.append(_page_lines(page, textpage))
+            if sniff and number < SNIFF_PAGES:
+                first.append(textpage)
+        title = pdf_title(doc, _first_lines(raw[0]))
+        return raw, title, sniff_document(doc, first, title) if sniff else None
 
 
 def _lay_out(raw: list[_Page], title: Title | None) -> Document:
@@ -172,14 +172,18 @@ def _repeats(heading: str, title: str) -> bool:
     return key == title or (title.startswith(key) and len(key) * 2 >= len(title))
 
 
-def _open(data: bytes) -> PdfFile:
+def _open(data: bytes) -> pymupdf.Document:
+    import pymupdf
+
     try:
-        doc = PdfFile(data)
-    except Exception as exc:  # MuPDF raises several types for unreadable input
+        doc = pymupdf.open(stream=data, filetype="pdf")
+    except Exception as exc:  # PyMuPDF raises several types for unreadable input
         raise DoigetError(ErrorCode.INVALID_INPUT, f"not a readable PDF: {exc}") from exc
-    if doc.needs_pass:
+    if doc.needs_pass or doc.is_encrypted:
+        doc.close()
         raise DoigetError(ErrorCode.INVALID_INPUT, "PDF is encrypted (password protected); cannot extract text")
     if doc.page_count == 0:
+        doc.close()
         raise DoigetError(ErrorCode.INVALID_INPUT, "PDF has no pages")
     return doc
 

@@ -34,9 +34,8 @@ from doiget.models import Author
 from doiget.refs import DOI_IN_TEXT, Ref, trimmed_doi, try_parse
 
 if TYPE_CHECKING:
+    import pymupdf
     from pymupdf import mupdf
-
-    from doiget.fulltext.pdffile import PdfFile
 
 SNIFF_PAGES = 2
 TITLE_SIZE_TOLERANCE = 0.6
@@ -105,21 +104,22 @@ class PdfSniff:
         return next((r.id for r in self.refs if r.kind == kind), None)
 
 
-def sniff_document(doc: PdfFile, first_pages: list[mupdf.FzStextPage], title: Title | None) -> PdfSniff:
-    """Identifiers and authors of an open PDF, given MuPDF's text pages of its first
+def sniff_document(doc: pymupdf.Document, first_pages: list[mupdf.FzStextPage], title: Title | None) -> PdfSniff:
+    """Identifiers and authors of an open PyMuPDF document, given MuPDF's text pages of its first
     :data:`SNIFF_PAGES` pages (one text page per page serves the identifiers and extraction), and its
     :func:`pdf_title` (read from page 1's lines, as extraction reads them)."""
     import pymupdf
 
-    xmp = doc.xml_metadata()
+    info = {k: v for k, v in (doc.metadata or {}).items() if isinstance(v, str)}
+    xmp = doc.get_xml_metadata() or ""
     textpages = [pymupdf.TextPage(textpage) for textpage in first_pages]
     texts = [textpage.extractText().replace(SOFT_HYPHEN, "") for textpage in textpages]
-    metadata = [xmp, doc.info("Subject"), doc.info("Keywords")]
+    metadata = [xmp, info.get("subject", ""), info.get("keywords", "")]
     rejected: list[str] = []
     own = _before_references(texts)
     refs = [r for r in (_best_doi(metadata, own, rejected), _arxiv_stamp(texts) or _best_arxiv(metadata + own),
                         _labelled(own, _PMID, "pmid"), _labelled(own, _PMCID, "pmcid")) if r is not None]
-    authors = info_authors(doc.info("Author"), " ".join(texts))
+    authors = info_authors(info.get("author", ""), " ".join(texts))
     return PdfSniff(refs=refs, title=title.text if title else None, authors=authors, page_count=doc.page_count,
                     rejected=rejected, more_authors=names_follow(authors, texts[0] if texts else ""))
 
@@ -153,17 +153,18 @@ class Title:
     lines: tuple[Line, ...] = ()
 
 
-def pdf_title(doc: PdfFile, first_lines: list[Line]) -> Title | None:
+def pdf_title(doc: pymupdf.Document, first_lines: list[Line]) -> Title | None:
     """The title the first page prints (:func:`first_page_title`), else the one the metadata states."""
     meta = metadata_title(doc)
     return first_page_title(first_lines, meta) or (Title(meta) if meta else None)
 
 
-def metadata_title(doc: PdfFile) -> str | None:
+def metadata_title(doc: pymupdf.Document) -> str | None:
     """The info dictionary's title, its HTML character references read (Oxford's ``Apollo&rsquo;s``,
     ``&#x2019;``), else the XMP packet's; None when it looks like a file name."""
-    title = clean_inline(_chars(doc.info("Title")))
-    title = title or _xmp_title(doc.xml_metadata())
+    info = (doc.metadata or {}).get("title")
+    title = clean_inline(_chars(info) if isinstance(info, str) else "")
+    title = title or _xmp_title(doc.get_xml_metadata() or "")
     return title if title and not looks_like_file_name(title) else None
 
 

@@ -169,3 +169,11 @@ def test_aligned_columns_found_by_nearest_tops_as_by_every_pair(left_tops, right
     blocks = [SimpleNamespace(bbox=(0, top, 1, top + 1), size=size, lines=[0]) for top, size in right]
     hits = sum(1 for b in blocks if any(abs(b.bbox[1] - t) < 0.5 * b.size for t in left_tops))
     assert _aligned(left, blocks) == (hits * 2 > len(blocks))
+
+
+def test_a_damaged_file_is_refused_without_mupdf_printing(capfd):
+    with pytest.raises(DoigetError, match="not a readable PDF"):
+        extract_pdf(b"%PDF-1.7\n not really")
+    with pytest.raises(DoigetError, match="not a readable PDF"):
+        extract_pdf(b"")
+    assert "MuPDF" not in capfd.readouterr().out
