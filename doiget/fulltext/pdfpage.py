@@ -33,8 +33,6 @@ _BOLD_FONT = re.compile(r"bold|black|heavy|semibold|demi|medi|[.,-]b$|bd$", re.I
 _RUN = re.compile(r'<(?:(b)><)?(?:(i)><)?span style="font-family:([^;,]*)[^;]*;font-size:([\d.]+)pt[^"]*">([^<]*)</span>')
 _SPACE_RUN = "> </span>"
 _FAMILY_TEXT = re.compile(r'font-family:([^;,"]*)[^>]*>([^<]*)</span>')
-# html.unescape's pattern of a character reference (``&#xe9;``, ``&amp;``): see _unescape_match
-_CHARREF = re.compile(r"&(#[0-9]+;?|#[xX][0-9a-fA-F]+;?|[^\t\n\f <&#;]{1,32};?)")
 GAPLESS = 0.1  # font sizes: words closer than this are not parted by a space
 _ITALIC_FONT = re.compile(r"italic|oblique|[.,]i$", re.I)
 _RENAMED = re.compile(r"Times|Arial|Helvetica|Courier|-")  # names MuPDF's HTML shortens to a family
@@ -214,7 +212,7 @@ def _weigh(html: str, font: str, first_size: float, first_bold: bool,
     same_font = not _renamed(font)  # then checked run by run; a renamed font is one run or not single
     companion = font + "+"
     for b, italic, family, size, raw in _RUN.findall(html):
-        text = _CHARREF.sub(_unescape_match, raw) if "&" in raw else raw
+        text = unescape(raw) if "&" in raw else raw
         chars = len(text.strip())
         read += len(text)
         if not chars:
@@ -244,17 +242,6 @@ def _weigh(html: str, font: str, first_size: float, first_bold: bool,
 def _box(box: _Box) -> tuple[float, float, float, float]:
     x, y = box.x / SCALE, box.y / SCALE
     return x, y, x + box.w / SCALE, y + box.h / SCALE
-
-
-def _unescape_match(match: re.Match[str]) -> str:
-    """``html.unescape`` of one character reference: a run's text unescaped a reference at a time is its
-    ``unescape`` (each reference is read by itself), the few the writer uses cached."""
-    return _unescape_reference(match.group())
-
-
-@lru_cache(maxsize=1024)
-def _unescape_reference(reference: str) -> str:
-    return unescape(reference)
 
 
 @lru_cache(maxsize=1024)

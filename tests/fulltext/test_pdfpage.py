@@ -2,13 +2,10 @@
 JSON and HTML writers, on PDFs built with PyMuPDF and on the real papers."""
 from __future__ import annotations
 
-import html
 from pathlib import Path
 
 import pymupdf
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from doiget.fulltext import pdfpage
 from doiget.fulltext.pdf import extract_pdf
@@ -192,14 +189,3 @@ def test_space_glyphs_that_take_no_room_do_not_part_words():
     text = extract_pdf(data).text
     assert text.startswith("# Graphical abstract\n")
     assert text.count("However, the mechanism that allows these complexes to form is unclear") == 6
-
-
-_REFERENCES = st.lists(st.sampled_from(["&#x1b;", "&#xe9;", "&#xd800;", "&#x110000;", "&#x80;", "&#0;", "&#13;", "&amp;",
-                                        "&lt;", "&apos;", "&ampx", "&notit;", "&#x2002", "&", ";", "a", " ", "&#", "&#x;"]),
-                       max_size=12).map("".join)
-
-
-@settings(max_examples=200, deadline=None)
-@given(_REFERENCES)
-def test_runs_unescaped_a_reference_at_a_time_read_as_unescape(text):
-    assert pdfpage._CHARREF.sub(pdfpage._unescape_match, text) == html.unescape(text)
